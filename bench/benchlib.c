@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdlib.h>
+#include <time.h>
+
+#include "benchlib.h"
+
+static uint64_t
+now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double
+sp_ticks_per_ns(void)
+{
+    static double rate;
+
+    if (!rate) {
+        uint64_t t0 = now_ns(), c0 = sp_ticks(), t1, c1;
+
+        do {
+            t1 = now_ns();
+        } while (t1 - t0 < 20000000);
+        c1 = sp_ticks();
+        rate = (double)(c1 - c0) / (double)(t1 - t0);
+    }
+    return rate;
+}
+
+static int
+compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+double
+sp_bench_median(void (*fn)(void *ctx), void *ctx, unsigned reps,
+                unsigned samples)
+{
+    double *t = calloc(samples, sizeof *t);
+    double median;
+
+    for (unsigned i = 0; i < reps; i++) {
+        fn(ctx); /* warm-up: caches, branch predictors, clocks */
+    }
+    for (unsigned s = 0; s < samples; s++) {
+        uint64_t start = sp_ticks();
+
+        for (unsigned i = 0; i < reps; i++) {
+            fn(ctx);
+        }
+        t[s] = (double)(sp_ticks() - start) / reps;
+    }
+    qsort(t, samples, sizeof *t, compare_doubles);
+    median = t[samples / 2];
+    free(t);
+    return median;
+}

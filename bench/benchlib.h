@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Timing for the benchmarks: TSC ticks (x86 rdtsc, Arm cntvct_el0), the
+ * median of several runs after a warm-up, and the tick rate measured
+ * against CLOCK_MONOTONIC so ticks convert to nanoseconds.
+ */
+#ifndef SP_BENCHLIB_H
+#define SP_BENCHLIB_H
+
+#include <stdint.h>
+
+static inline uint64_t
+sp_ticks(void)
+{
+#if defined(__x86_64__)
+    uint32_t lo, hi;
+
+    __asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+    return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__)
+    uint64_t v;
+
+    __asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v)::"memory");
+    return v;
+#else
+#error "no cycle counter for this architecture"
+#endif
+}
+
+/* Ticks per nanosecond, measured once (about 20 ms). */
+double sp_ticks_per_ns(void);
+
+/* Runs fn(ctx) 'reps' times per sample, 'samples' times after a warm-up,
+ * and returns the median ticks of one call. */
+double sp_bench_median(void (*fn)(void *ctx), void *ctx, unsigned reps,
+                       unsigned samples);
+
+#endif /* SP_BENCHLIB_H */

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A packet as the kernels see it: its bytes, its length and the metadata the
+ * parser fills in. No DPDK type appears here; the I/O layer keeps its own
+ * handle (an mbuf) in 'owner'.
+ */
+#ifndef SP_PACKET_H
+#define SP_PACKET_H
+
+#include <stdint.h>
+
+/* Largest batch a kernel takes: one rx burst. */
+#define SP_BATCH_MAX 32
+
+/* An offset the packet does not have (no L3 or no L4 header). */
+#define SP_OFS_NONE UINT16_MAX
+
+struct sp_packet {
+    uint8_t *data;    /* first byte of the Ethernet header (L2 offset 0) */
+    uint32_t len;     /* bytes at data; nothing past them is read */
+    uint16_t in_port; /* copied into the flow key by the parser */
+    uint16_t l3_ofs;  /* filled in by miniflow extract, or SP_OFS_NONE */
+    uint16_t l4_ofs;  /* likewise */
+    uint16_t status;  /* parse status, see the miniflow extract kernel */
+    void *owner;      /* the I/O layer's handle for this packet */
+};
+
+/* Up to one burst of packets; kernels take the pointer array. */
+struct sp_batch {
+    uint32_t count;
+    struct sp_packet *pkts[SP_BATCH_MAX];
+};
+
+/* The bit mask of the first n packets of a batch (n <= SP_BATCH_MAX). */
+static inline uint32_t
+sp_batch_lanes(uint32_t n)
+{
+    return n >= 32 ? UINT32_MAX : (UINT32_C(1) << n) - 1;
+}
+
+#endif /* SP_PACKET_H */

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "isa.h"
+
+const struct sp_kernel_table sp_avx2_kernels = {
+    .hash = sp_avx2_hash,
+    .batch_copy = sp_avx2_batch_copy,
+};

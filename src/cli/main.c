@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* simdpath: global options, the environment, and the command table. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "simdpath/dispatch.h"
+
+static const char usage_text[] =
+    "Usage: simdpath [OPTION]... COMMAND [ARG]...\n"
+    "A userspace packet dataplane whose hot functions are compiled for\n"
+    "every instruction set and chosen at start-up by CPU detection.\n"
+    "\n"
+    "Commands:\n"
+    "  impls            show every kernel and variant: compiled, supported\n"
+    "                   by this CPU, active; the CPU and its features\n"
+    "  check [--rounds N] [--seed S]\n"
+    "                   run every variant the CPU supports against the\n"
+    "                   scalar reference on generated input; exit 1 on any\n"
+    "                   difference\n"
+    "  help             show this help\n"
+    "\n"
+    "Options:\n"
+    "      --impl SPEC      choose kernel variants: VARIANT for every\n"
+    "                       kernel, or KERNEL=VARIANT[,KERNEL=VARIANT...];\n"
+    "                       VARIANT is scalar, avx2, avx512, neon, auto or\n"
+    "                       autovalidate (applied after SIMDPATH_IMPL)\n"
+    "      --max-simd BITS  never use vectors wider than BITS (128, 256 or\n"
+    "                       512)\n"
+    "  -h, --help           show this help and exit\n"
+    "  -V, --version        show the version and exit\n"
+    "\n"
+    "Environment:\n"
+    "  SIMDPATH_IMPL        the same grammar as --impl\n"
+    "\n"
+    "Exit status: 0 success, 1 the command found a problem, 2 a bad\n"
+    "option, value or environment.\n"
+    "\n"
+    "Examples:\n"
+    "  simdpath impls\n"
+    "  simdpath --impl avx2 impls\n"
+    "  simdpath --impl hash=scalar,batch_copy=autovalidate impls\n"
+    "  SIMDPATH_IMPL=autovalidate simdpath check\n";
+
+void
+sp_cli_error(const char *context, const char *fmt, ...)
+{
+    va_list args;
+
+    fprintf(stderr, "simdpath: %s: ", context);
+    va_start(args, fmt);
+    vfprintf(stderr, fmt, args);
+    va_end(args);
+    fputc('\n', stderr);
+}
+
+static int
+parse_max_simd(const char *text, unsigned *bits)
+{
+    char *end;
+    unsigned long v;
+
+    errno = 0;
+    v = strtoul(text, &end, 10);
+    if (errno || end == text || *end || (v != 128 && v != 256 && v != 512)) {
+        sp_cli_error("--max-simd",
+                     "invalid width '%s'; expected 128, 256 "
+                     "or 512",
+                     text);
+        return -1;
+    }
+    *bits = (unsigned)v;
+    return 0;
+}
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+    {"impls", sp_cmd_impls},
+    {"check", sp_cmd_check},
+};
+
+int
+main(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"impl", required_argument, NULL, 'i'},
+        {"max-simd", required_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *impl = NULL;
+    const char *env = getenv("SIMDPATH_IMPL");
+    unsigned max_simd = 0;
+    struct sp_err err;
+    int opt;
+
+    /* '+': options end at the command, which parses its own. */
+    while ((opt = getopt_long(argc, argv, "+hV", options, NULL)) != -1) {
+        switch (opt) {
+        case 'i':
+            impl = optarg;
+            break;
+        case 'm':
+            if (parse_max_simd(optarg, &max_simd)) {
+                return SP_EXIT_USAGE;
+            }
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return SP_EXIT_OK;
+        case 'V':
+            puts("simdpath " SP_VERSION);
+            return SP_EXIT_OK;
+        default:
+            fputs("Try 'simdpath --help' for more information.\n", stderr);
+            return SP_EXIT_USAGE;
+        }
+    }
+    if (optind == argc) {
+        fputs("simdpath: missing command\n"
+              "Try 'simdpath --help' for more information.\n",
+              stderr);
+        return SP_EXIT_USAGE;
+    }
+    if (!strcmp(argv[optind], "help")) {
+        fputs(usage_text, stdout);
+        return SP_EXIT_OK;
+    }
+    if (max_simd && sp_dispatch_set_max_simd(max_simd, &err)) {
+        sp_cli_error("--max-simd", "%s", err.msg);
+        return SP_EXIT_USAGE;
+    }
+    if (env && sp_dispatch_set_impl(env, &err)) {
+        sp_cli_error("SIMDPATH_IMPL", "%s", err.msg);
+        return SP_EXIT_USAGE;
+    }
+    if (impl && sp_dispatch_set_impl(impl, &err)) {
+        sp_cli_error("--impl", "%s", err.msg);
+        return SP_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (!strcmp(argv[optind], commands[i].name)) {
+            optind++;
+            return commands[i].run(argc - optind + 1, argv + optind - 1);
+        }
+    }
+    sp_cli_error(argv[optind], "unknown command; commands: impls, check, "
+                               "help");
+    return SP_EXIT_USAGE;
+}

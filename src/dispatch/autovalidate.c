@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The autovalidate pseudo-variant. Each wrapper has its kernel's signature:
+ * it runs scalar into the caller's buffers, runs every other allowed variant
+ * with code of its own into scratch buffers, counts any difference (with a
+ * hex dump of the first one per kernel and variant) and returns scalar's
+ * result, so traffic is handled exactly as the specification says.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dispatch/internal.h"
+
+#define DUMP_MAX 256 /* bytes of each buffer in a report */
+
+static uint64_t checks[SP_KERNEL_COUNT][SP_VARIANT_MAX];
+static uint64_t mismatches[SP_KERNEL_COUNT][SP_VARIANT_MAX];
+static bool reported[SP_KERNEL_COUNT][SP_VARIANT_MAX];
+
+static void
+log_to_stderr(const char *text, void *ctx)
+{
+    (void)ctx;
+    fputs(text, stderr);
+}
+
+static sp_log_fn *log_fn = log_to_stderr;
+static void *log_ctx;
+
+void
+sp_dispatch_set_log(sp_log_fn *fn, void *ctx)
+{
+    log_fn = fn ? fn : log_to_stderr;
+    log_ctx = ctx;
+}
+
+uint64_t
+sp_autovalidate_checks(enum sp_kernel_id k, unsigned variant)
+{
+    return variant < SP_VARIANT_MAX
+               ? __atomic_load_n(&checks[k][variant], __ATOMIC_RELAXED)
+               : 0;
+}
+
+uint64_t
+sp_autovalidate_mismatches(enum sp_kernel_id k, unsigned variant)
+{
+    return variant < SP_VARIANT_MAX
+               ? __atomic_load_n(&mismatches[k][variant], __ATOMIC_RELAXED)
+               : 0;
+}
+
+void
+sp_autovalidate_reset(void)
+{
+    for (unsigned k = 0; k < SP_KERNEL_COUNT; k++) {
+        for (unsigned v = 0; v < SP_VARIANT_MAX; v++) {
+            __atomic_store_n(&checks[k][v], 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&mismatches[k][v], 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&reported[k][v], false, __ATOMIC_RELAXED);
+        }
+    }
+}
+
+/* The variants compared with scalar for kernel k. */
+struct candidates {
+    unsigned count;
+    unsigned index[SP_VARIANT_MAX];
+    const struct sp_kernel_table *kernels[SP_VARIANT_MAX];
+};
+
+static void
+find_candidates(enum sp_kernel_id k, struct candidates *c)
+{
+    unsigned n = sp_variant_count();
+
+    c->count = 0;
+    for (unsigned i = 1; i < n; i++) {
+        const struct sp_variant *v = sp_variant_get(i);
+
+        if (sp_variant_allowed(v) && sp_variant_provider(v, k) == v) {
+            c->index[c->count] = i;
+            c->kernels[c->count++] = v->kernels;
+        }
+    }
+}
+
+static const struct sp_kernel_table *
+reference(void)
+{
+    return sp_variant_get(0)->kernels;
+}
+
+/* One labelled buffer of a mismatch report. */
+struct blob {
+    const char *label;
+    const void *data;
+    size_t len;
+};
+
+static size_t
+append_hex(char *buf, size_t size, size_t used, const struct blob *b)
+{
+    const uint8_t *p = b->data;
+    size_t len = b->len < DUMP_MAX ? b->len : DUMP_MAX;
+
+    used += (size_t)snprintf(buf + used, size - used, "  %s (%zu bytes):\n",
+                             b->label, b->len);
+    for (size_t i = 0; i < len && used < size; i++) {
+        used += (size_t)snprintf(buf + used, size - used, "%s%02x%s",
+                                 i % 16 ? "" : "    ", p[i],
+                                 i % 16 == 15 || i + 1 == len ? "\n" : " ");
+    }
+    return used < size ? used : size - 1;
+}
+
+/* Counts one comparison of variant 'vi' on kernel k. */
+static void
+count_check(enum sp_kernel_id k, unsigned vi)
+{
+    __atomic_add_fetch(&checks[k][vi], 1, __ATOMIC_RELAXED);
+}
+
+/* Counts a mismatch; the first one per kernel and variant is reported with
+ * the input and both outputs. */
+static void
+mismatch(enum sp_kernel_id k, unsigned vi, uint32_t item,
+         const struct blob *blobs, unsigned n_blobs)
+{
+    char text[4096];
+    size_t used;
+
+    __atomic_add_fetch(&mismatches[k][vi], 1, __ATOMIC_RELAXED);
+    if (__atomic_exchange_n(&reported[k][vi], true, __ATOMIC_RELAXED)) {
+        return;
+    }
+    used = (size_t)snprintf(text, sizeof text,
+                            "autovalidate: kernel %s: variant %s differs "
+                            "from scalar at item %u\n",
+                            sp_kernel_name(k), sp_variant_get(vi)->name, item);
+    for (unsigned i = 0; i < n_blobs && used < sizeof text - 1; i++) {
+        used = append_hex(text, sizeof text, used, &blobs[i]);
+    }
+    log_fn(text, log_ctx);
+}
+
+static void
+autovalidate_hash(const struct sp_flow_key *keys,
+                  const struct sp_flow_key *mask, uint32_t n, uint32_t *hashes)
+{
+    struct candidates c;
+
+    reference()->hash(keys, mask, n, hashes);
+    find_candidates(SP_KERNEL_hash, &c);
+    for (unsigned v = 0; v < c.count; v++) {
+        count_check(SP_KERNEL_hash, c.index[v]);
+        for (uint32_t base = 0; base < n; base += SP_BATCH_MAX) {
+            uint32_t got[SP_BATCH_MAX];
+            uint32_t chunk = n - base < SP_BATCH_MAX ? n - base : SP_BATCH_MAX;
+            uint32_t i = 0;
+
+            c.kernels[v]->hash(keys + base, mask, chunk, got);
+            while (i < chunk && got[i] == hashes[base + i]) {
+                i++;
+            }
+            if (i < chunk) {
+                const struct blob blobs[] = {
+                    {"key", &keys[base + i], sizeof keys[0]},
+                    {"mask", mask ? (const void *)mask : "", mask ? 64 : 0},
+                    {"scalar hash", &hashes[base + i], sizeof got[0]},
+                    {"variant hash", &got[i], sizeof got[0]},
+                };
+
+                mismatch(SP_KERNEL_hash, c.index[v], base + i, blobs, 4);
+                break;
+            }
+        }
+    }
+}
+
+static uint32_t
+autovalidate_batch_copy(void **dst, void *const *src, uint32_t n,
+                        uint32_t select)
+{
+    struct candidates c;
+    uint32_t count = reference()->batch_copy(dst, src, n, select);
+
+    find_candidates(SP_KERNEL_batch_copy, &c);
+    for (unsigned v = 0; v < c.count; v++) {
+        void *got[SP_BATCH_MAX];
+        uint32_t got_count;
+
+        count_check(SP_KERNEL_batch_copy, c.index[v]);
+        got_count = c.kernels[v]->batch_copy(got, src, n, select);
+        if (got_count != count ||
+            memcmp(got, dst, count * sizeof got[0]) != 0) {
+            const struct blob blobs[] = {
+                {"select", &select, sizeof select},
+                {"scalar pointers", dst, count * sizeof got[0]},
+                {"variant pointers", got,
+                 (got_count < SP_BATCH_MAX ? got_count : SP_BATCH_MAX) *
+                     sizeof got[0]},
+            };
+
+            mismatch(SP_KERNEL_batch_copy, c.index[v], 0, blobs, 3);
+        }
+    }
+    return count;
+}
+
+const struct sp_kernel_table sp_autovalidate_kernels = {
+    .hash = autovalidate_hash,
+    .batch_copy = autovalidate_batch_copy,
+};

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internal: the kernel functions and table of every ISA folder. Each folder
+ * defines sp_<isa>_<kernel> for the kernels it implements and one table,
+ * sp_<isa>_kernels, in its table.c.
+ */
+#ifndef SP_ISA_H
+#define SP_ISA_H
+
+#include "simdpath/kernels.h"
+
+#define SP_ISA_DECLARE(isa)                 \
+    sp_hash_fn sp_##isa##_hash;             \
+    sp_batch_copy_fn sp_##isa##_batch_copy; \
+    extern const struct sp_kernel_table sp_##isa##_kernels
+
+/* Appends src[i] for each bit i of 'pending' to dst; returns the count.
+ * The scalar batch copy, and the SIMD ones for sparse selections, where a
+ * bit scan beats a pass over every vector group. */
+static inline uint32_t
+sp_copy_selected(void **dst, void *const *src, uint32_t pending)
+{
+    uint32_t count = 0;
+
+    while (pending) {
+        dst[count++] = src[__builtin_ctz(pending)];
+        pending &= pending - 1;
+    }
+    return count;
+}
+
+SP_ISA_DECLARE(scalar);
+SP_ISA_DECLARE(avx2);
+SP_ISA_DECLARE(avx512);
+SP_ISA_DECLARE(neon);
+
+#endif /* SP_ISA_H */

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "isa.h"
+
+const struct sp_kernel_table sp_neon_kernels = {
+    .hash = sp_neon_hash,
+    .batch_copy = sp_neon_batch_copy,
+};

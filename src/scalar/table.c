@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "isa.h"
+
+const struct sp_kernel_table sp_scalar_kernels = {
+    .hash = sp_scalar_hash,
+    .batch_copy = sp_scalar_batch_copy,
+};

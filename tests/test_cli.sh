@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The simdpath program: exit codes and messages. $1 is the binary;
+# SP_WRAPPER (e.g. "qemu-x86_64 -cpu Haswell") runs it on another CPU and
+# SP_EXPECT_AUTO names the variant auto must pick there. A SIMDPATH_IMPL
+# from the caller is checked on its own; the other checks run without it.
+set -u
+exe="$1"
+forced=${SIMDPATH_IMPL:-}
+unset SIMDPATH_IMPL
+run() { ${SP_WRAPPER:-} "$exe" "$@"; }
+out=$(mktemp); err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+passed=0; failed=0
+
+# expect CODE DESCRIPTION -- ARGS...: runs simdpath, checks the exit code.
+expect() {
+    code=$1; what=$2; shift 3
+    run "$@" >"$out" 2>"$err"
+    got=$?
+    if [ "$got" -eq "$code" ]; then
+        passed=$((passed + 1))
+        return 0
+    fi
+    echo "FAIL: $what: exit $got, want $code (simdpath $*)"
+    sed 's/^/  stderr: /' "$err" | head -5
+    failed=$((failed + 1))
+    return 1
+}
+
+# has FILE TEXT DESCRIPTION: checks that the last run printed TEXT.
+has() {
+    if grep -qF -- "$2" "$1"; then
+        passed=$((passed + 1))
+    else
+        echo "FAIL: $3: '$2' not in output"
+        sed 's/^/  | /' "$1" | head -20
+        failed=$((failed + 1))
+    fi
+}
+
+expect 0 "help" -- --help && has "$out" "Usage: simdpath" "help text"
+has "$out" "SIMDPATH_IMPL" "help names the environment variable"
+expect 0 "help command" -- help
+expect 0 "version" -- --version && has "$out" "simdpath " "version"
+expect 2 "no command" -- && has "$err" "missing command" "no command"
+expect 2 "unknown command" -- frobnicate && has "$err" "unknown command" \
+    "unknown command"
+expect 2 "unknown option" -- --frob impls
+expect 2 "bad width" -- --max-simd 100 impls && has "$err" \
+    "invalid width '100'" "bad width"
+
+expect 0 "impls" -- impls
+has "$out" "Kernels" "impls table"
+has "$out" "(auto)" "impls shows auto choices"
+if [ -n "${SP_EXPECT_AUTO:-}" ]; then
+    for k in hash batch_copy; do
+        line=$(grep "^  $k " "$out")
+        case "$line" in
+        *"*"*"(auto)") passed=$((passed + 1)) ;;
+        *) echo "FAIL: no active variant for $k: $line"
+           failed=$((failed + 1)) ;;
+        esac
+    done
+    # The best variant auto picked is marked in use by a kernel with its
+    # own code for it, or named as the one auto falls back from.
+    grep -E "^  (hash|batch_copy) " "$out" | grep -q "$SP_EXPECT_AUTO (auto)"
+    if [ $? -eq 0 ]; then passed=$((passed + 1)); else
+        echo "FAIL: auto did not pick $SP_EXPECT_AUTO"; cat "$out"
+        failed=$((failed + 1)); fi
+fi
+
+# Every compiled variant the CPU cannot run is refused by name.
+for v in $(awk '/not supported/ { print $1 }' "$out"); do
+    expect 2 "unsupported $v" -- --impl "$v" impls &&
+        has "$err" "variant '$v' is not supported by this CPU" \
+            "unsupported $v" && has "$err" "valid here: scalar" \
+            "unsupported $v lists the valid ones"
+done
+for v in $(awk '/^  (scalar|avx2|avx512|neon|sve) .* supported / \
+                { print $1 }' "$out"); do
+    expect 0 "forced $v" -- --impl "$v" impls &&
+        has "$out" "(forced)" "forced $v is shown"
+done
+
+SIMDPATH_IMPL=bogus expect 2 "bad environment" -- impls &&
+    has "$err" "SIMDPATH_IMPL: unknown variant 'bogus'" "bad environment" &&
+    has "$err" "valid here: scalar" "environment error lists valid ones"
+SIMDPATH_IMPL=hash=scalar expect 0 "environment" -- impls &&
+    has "$out" "scalar (forced)" "environment applies"
+SIMDPATH_IMPL=hash=scalar expect 0 "option after environment" -- \
+    --impl hash=auto impls && grep "^  hash " "$out" | grep -q "(auto)" &&
+    passed=$((passed + 1))
+expect 2 "unknown kernel" -- --impl frob=scalar impls &&
+    has "$err" "unknown kernel 'frob'; kernels: hash, batch_copy" \
+        "unknown kernel"
+expect 2 "empty item" -- --impl scalar,,auto impls
+expect 0 "autovalidate" -- --impl autovalidate impls &&
+    has "$out" "autovalidate" "autovalidate shown"
+expect 0 "max-simd 128" -- --max-simd 128 impls
+
+expect 0 "self-check" -- check --rounds 3000 && has "$out" "PASS" "check"
+expect 2 "check bad rounds" -- check --rounds x
+expect 2 "check extra argument" -- check extra
+
+if [ -n "$forced" ]; then
+    SIMDPATH_IMPL=$forced expect 0 "forced by the caller" -- impls &&
+        has "$out" "$forced (forced)" "SIMDPATH_IMPL=$forced is in use"
+fi
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+const uint32_t sp_test_batch_sizes[] = {0,  1,  2,  3,  4,  5,  7,  8,  9,
+                                        15, 16, 17, 23, 24, 25, 30, 31, 32};
+const unsigned sp_test_batch_size_count =
+    sizeof sp_test_batch_sizes / sizeof sp_test_batch_sizes[0];
+
+void
+sp_guarded_alloc(struct sp_guarded *g, size_t len, size_t align)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t body = (len + SP_GUARD_BYTES + align + page - 1) / page * page;
+    uintptr_t end;
+
+    g->map_len = body + page;
+    g->map = mmap(NULL, g->map_len, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(g->map != MAP_FAILED);
+    assert_int_equal(mprotect(g->map + body, page, PROT_NONE), 0);
+    memset(g->map, SP_GUARD_FILL, body);
+    /* The end of data is the fence page, rounded down so data is aligned;
+     * the bytes between data+len and the fence are guard bytes too. */
+    end = (uintptr_t)(g->map + body);
+    g->data = (uint8_t *)((end - len) & ~(uintptr_t)(align - 1));
+    g->len = len;
+}
+
+void
+sp_guarded_check(const struct sp_guarded *g)
+{
+    const uint8_t *body_end =
+        g->map + g->map_len - (size_t)sysconf(_SC_PAGESIZE);
+
+    for (const uint8_t *p = g->data - SP_GUARD_BYTES; p < g->data; p++) {
+        assert_int_equal(*p, SP_GUARD_FILL);
+    }
+    for (const uint8_t *p = g->data + g->len; p < body_end; p++) {
+        assert_int_equal(*p, SP_GUARD_FILL);
+    }
+}
+
+void
+sp_guarded_free(struct sp_guarded *g)
+{
+    munmap(g->map, g->map_len);
+}
+
+unsigned
+sp_test_variants(const struct sp_variant **out, unsigned max)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < sp_variant_count() && n < max; i++) {
+        if (sp_variant_supported(sp_variant_get(i))) {
+            out[n++] = sp_variant_get(i);
+        }
+    }
+    return n;
+}

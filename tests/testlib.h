@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Helpers shared by the cmocka tests. */
+#ifndef SP_TESTLIB_H
+#define SP_TESTLIB_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "simdpath/dispatch.h"
+
+/*
+ * A buffer whose last byte sits just before an inaccessible page, so a
+ * kernel that reads or writes past its end faults at once, and whose bytes
+ * before 'len' are preceded by guard bytes that are checked afterwards.
+ */
+struct sp_guarded {
+    uint8_t *map;
+    size_t map_len;
+    uint8_t *data; /* 'len' usable bytes, ending at the fence page */
+    size_t len;
+};
+
+#define SP_GUARD_FILL  0xa5
+#define SP_GUARD_BYTES 64
+
+void sp_guarded_alloc(struct sp_guarded *g, size_t len, size_t align);
+/* Fails the test if a guard byte before data changed. */
+void sp_guarded_check(const struct sp_guarded *g);
+void sp_guarded_free(struct sp_guarded *g);
+
+/* The variants this CPU runs, scalar first. */
+unsigned sp_test_variants(const struct sp_variant **out, unsigned max);
+
+/* Batch sizes every test covers: 0, 1, 31, 32 and around vector widths. */
+extern const uint32_t sp_test_batch_sizes[];
+extern const unsigned sp_test_batch_size_count;
+
+#endif /* SP_TESTLIB_H */
