@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The match part of a flow rule: docs/flow-syntax.md is the reference. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simdpath/flow_parse.h"
+
+#define ETH_TYPE_IPV4 0x0800
+#define ETH_TYPE_IPV6 0x86dd
+#define ETH_TYPE_ARP  0x0806
+
+struct parser {
+    struct sp_flow_spec *spec;
+    struct sp_err *err;
+    const char *name; /* the field being parsed, for messages */
+};
+
+static int
+fail(struct parser *p, const char *fmt, ...)
+{
+    va_list args;
+
+    va_start(args, fmt);
+    vsnprintf(p->err->msg, sizeof p->err->msg, fmt, args);
+    va_end(args);
+    return -1;
+}
+
+/* ANDs value into the key under mask at key offset ofs, refusing a value
+ * that contradicts an earlier field ("tcp,nw_proto=17"). */
+static int
+put(struct parser *p, size_t ofs, const uint8_t *value, const uint8_t *mask,
+    size_t len)
+{
+    uint8_t *key = p->spec->match.key.bytes + ofs;
+    uint8_t *kmask = p->spec->match.mask.bytes + ofs;
+
+    for (size_t i = 0; i < len; i++) {
+        if ((key[i] ^ value[i]) & kmask[i] & mask[i]) {
+            return fail(p, "%s contradicts an earlier field", p->name);
+        }
+    }
+    for (size_t i = 0; i < len; i++) {
+        key[i] |= value[i] & mask[i];
+        kmask[i] |= mask[i];
+    }
+    return 0;
+}
+
+/* A big-endian integer of len (1, 2 or 4) bytes. */
+static int
+put_uint(struct parser *p, size_t ofs, size_t len, uint32_t value,
+         uint32_t mask)
+{
+    uint8_t v[4], m[4];
+
+    for (size_t i = 0; i < len; i++) {
+        unsigned shift = 8 * (unsigned)(len - 1 - i);
+
+        v[i] = (uint8_t)(value >> shift);
+        m[i] = (uint8_t)(mask >> shift);
+    }
+    return put(p, ofs, v, m, len);
+}
+
+static int
+parse_number(struct parser *p, const char *text, uint32_t max, uint32_t *out)
+{
+    char *end;
+    unsigned long v;
+
+    errno = 0;
+    v = strtoul(text, &end, 0);
+    if (errno || end == text || *end || text[0] == '-' || v > max) {
+        return fail(p,
+                    "invalid value '%s' for %s; expected a number from 0 "
+                    "to %u (decimal or 0x hex)",
+                    text, p->name, max);
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* Splits "value/mask" at the slash; returns the mask text or NULL. */
+static char *
+split_mask(char *text)
+{
+    char *slash = strchr(text, '/');
+
+    if (slash) {
+        *slash = '\0';
+        return slash + 1;
+    }
+    return NULL;
+}
+
+struct field;
+typedef int field_fn(struct parser *p, const struct field *f, char *value);
+
+struct field {
+    const char *name;
+    field_fn *parse;
+    uint8_t ofs;   /* in the key */
+    uint8_t len;   /* bytes */
+    uint32_t max;  /* largest value */
+    uint32_t bits; /* the field's bits: the default mask */
+};
+
+/* An integer with an optional mask: "80", "0x50/0xfff0". */
+static int
+parse_int(struct parser *p, const struct field *f, char *value)
+{
+    char *mask_text = split_mask(value);
+    uint32_t v, m = f->bits;
+
+    if (parse_number(p, value, f->max, &v)) {
+        return -1;
+    }
+    if (mask_text && parse_number(p, mask_text, f->bits, &m)) {
+        return -1;
+    }
+    return put_uint(p, f->ofs, f->len, v, m);
+}
+
+/* in_port is the one host-order field. */
+static int
+parse_in_port(struct parser *p, const struct field *f, char *value)
+{
+    uint32_t v;
+    uint16_t port, mask = UINT16_MAX;
+
+    if (parse_number(p, value, f->max, &v)) {
+        return -1;
+    }
+    port = (uint16_t)v;
+    return put(p, f->ofs, (const uint8_t *)&port, (const uint8_t *)&mask, 2);
+}
+
+static int
+parse_mac(struct parser *p, const struct field *f, char *value)
+{
+    char *mask_text = split_mask(value);
+    const char *texts[2] = {value, mask_text};
+    uint8_t addr[2][6];
+
+    memset(addr[1], 0xff, 6);
+    for (int i = 0; i < 2 && texts[i]; i++) {
+        unsigned b[6];
+        char tail;
+
+        if (sscanf(texts[i], "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2],
+                   &b[3], &b[4], &b[5], &tail) != 6) {
+            return fail(p,
+                        "invalid Ethernet address '%s' for %s; expected "
+                        "xx:xx:xx:xx:xx:xx[/xx:xx:xx:xx:xx:xx]",
+                        texts[i], p->name);
+        }
+        for (int j = 0; j < 6; j++) {
+            addr[i][j] = (uint8_t)b[j];
+        }
+    }
+    return put(p, f->ofs, addr[0], addr[1], 6);
+}
+
+/* An address of 'len' bytes (4 or 16) with "/prefix" or "/address". */
+static int
+parse_ip(struct parser *p, const struct field *f, char *value)
+{
+    int family = f->len == 4 ? AF_INET : AF_INET6;
+    unsigned max_prefix = 8u * f->len;
+    char *mask_text = split_mask(value);
+    uint8_t addr[16], mask[16];
+    const char *form =
+        f->len == 4 ? "a.b.c.d[/prefix|/a.b.c.d]" : "an IPv6 address[/prefix]";
+
+    if (inet_pton(family, value, addr) != 1) {
+        return fail(p, "invalid address '%s' for %s; expected %s", value,
+                    p->name, form);
+    }
+    memset(mask, 0xff, f->len);
+    if (mask_text && inet_pton(family, mask_text, mask) != 1) {
+        uint32_t prefix;
+
+        if (parse_number(p, mask_text, max_prefix, &prefix)) {
+            return fail(p, "invalid mask '%s' for %s; expected %s", mask_text,
+                        p->name, form);
+        }
+        for (unsigned i = 0; i < f->len; i++) {
+            unsigned bits = prefix > 8 * i ? prefix - 8 * i : 0;
+
+            mask[i] = bits >= 8 ? 0xff : (uint8_t)(0xff00 >> bits);
+        }
+    }
+    return put(p, f->ofs, addr, mask, f->len);
+}
+
+/* dl_vlan: a VLAN id, or 0xffff for "no tag". */
+static int
+parse_dl_vlan(struct parser *p, const struct field *f, char *value)
+{
+    uint32_t vid;
+
+    if (parse_number(p, value, UINT16_MAX, &vid)) {
+        return -1;
+    }
+    if (vid == UINT16_MAX) {
+        return put_uint(p, f->ofs, 2, 0, UINT16_MAX);
+    }
+    if (vid > SP_VLAN_VID) {
+        return fail(p,
+                    "invalid VLAN id %u; expected 0 to 4095, or 0xffff "
+                    "for untagged",
+                    vid);
+    }
+    return put_uint(p, f->ofs, 2, SP_VLAN_PRESENT | vid,
+                    SP_VLAN_PRESENT | SP_VLAN_VID);
+}
+
+static int
+parse_dl_vlan_pcp(struct parser *p, const struct field *f, char *value)
+{
+    uint32_t pcp;
+
+    if (parse_number(p, value, 7, &pcp)) {
+        return -1;
+    }
+    return put_uint(p, f->ofs, 2, SP_VLAN_PRESENT | pcp << 13,
+                    SP_VLAN_PRESENT | SP_VLAN_PCP);
+}
+
+/* nw_tos and nw_ecn share the ToS byte: f->bits is each one's part. */
+static int
+parse_tos(struct parser *p, const struct field *f, char *value)
+{
+    uint32_t v;
+
+    if (parse_number(p, value, f->max, &v)) {
+        return -1;
+    }
+    if (v & ~f->bits) {
+        return fail(p,
+                    "invalid value '%s' for %s: the ECN bits (0x03) must "
+                    "be 0; use nw_ecn for them",
+                    value, p->name);
+    }
+    return put_uint(p, f->ofs, 1, v, f->bits);
+}
+
+/* ip_dscp: the DSCP value itself, the ToS byte's upper six bits. */
+static int
+parse_ip_dscp(struct parser *p, const struct field *f, char *value)
+{
+    uint32_t dscp;
+
+    if (parse_number(p, value, f->max, &dscp)) {
+        return -1;
+    }
+    return put_uint(p, f->ofs, 1, dscp << 2, f->bits);
+}
+
+static int
+parse_ip_frag(struct parser *p, const struct field *f, char *value)
+{
+    static const struct {
+        const char *name;
+        uint8_t value, mask;
+    } kinds[] = {
+        {"no", 0, SP_FRAG_ANY},
+        {"yes", SP_FRAG_ANY, SP_FRAG_ANY},
+        {"first", SP_FRAG_ANY, SP_FRAG_ANY | SP_FRAG_LATER},
+        {"later", SP_FRAG_ANY | SP_FRAG_LATER, SP_FRAG_ANY | SP_FRAG_LATER},
+        {"not_later", 0, SP_FRAG_LATER},
+    };
+
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        if (!strcmp(value, kinds[i].name)) {
+            return put_uint(p, f->ofs, 1, kinds[i].value, kinds[i].mask);
+        }
+    }
+    return fail(p,
+                "invalid value '%s' for ip_frag; expected no, yes, "
+                "first, later or not_later",
+                value);
+}
+
+/* tcp_flags: "0x012[/0x0ff]" or "+syn-ack" (set / clear flags). */
+static int
+parse_tcp_flags(struct parser *p, const struct field *f, char *value)
+{
+    static const char *const names[] = {"fin", "syn", "rst", "psh", "ack",
+                                        "urg", "ece", "cwr", "ns"};
+    uint32_t v = 0, m = 0;
+
+    if (value[0] != '+' && value[0] != '-') {
+        return parse_int(p, f, value);
+    }
+    for (char *s = value; *s;) {
+        char sign = *s++;
+        size_t len = strcspn(s, "+-");
+        size_t i = 0;
+
+        if (sign != '+' && sign != '-') {
+            break;
+        }
+        while (i < sizeof names / sizeof *names &&
+               (strlen(names[i]) != len || strncmp(s, names[i], len))) {
+            i++;
+        }
+        if (i == sizeof names / sizeof *names) {
+            return fail(p,
+                        "unknown TCP flag '%.*s' in tcp_flags; expected "
+                        "+ or - before fin, syn, rst, psh, ack, urg, "
+                        "ece, cwr or ns",
+                        (int)len, s);
+        }
+        m |= 1u << i;
+        v |= sign == '+' ? 1u << i : 0;
+        s += len;
+    }
+    return put_uint(p, f->ofs, 2, v, m);
+}
+
+/* The 4 IPv4 bytes of the 16-byte address slots. */
+#define V4  4
+#define V6  16
+#define MAC 6
+#define SRC SP_KEY_OFS(nw_src)
+#define DST SP_KEY_OFS(nw_dst)
+#define AHA SP_ARP_HA_OFS
+
+static const struct field fields[] = {
+    {"in_port", parse_in_port, SP_KEY_OFS(in_port), 2, UINT16_MAX, 0},
+    {"dl_src", parse_mac, SP_KEY_OFS(dl_src), MAC, 0, 0},
+    {"dl_dst", parse_mac, SP_KEY_OFS(dl_dst), MAC, 0, 0},
+    {"dl_type", parse_int, SP_KEY_OFS(dl_type), 2, 0xffff, 0xffff},
+    {"dl_vlan", parse_dl_vlan, SP_KEY_OFS(vlan_tci), 2, 0, 0},
+    {"dl_vlan_pcp", parse_dl_vlan_pcp, SP_KEY_OFS(vlan_tci), 2, 0, 0},
+    {"vlan_tci", parse_int, SP_KEY_OFS(vlan_tci), 2, 0xffff, 0xffff},
+    {"nw_src", parse_ip, SRC, V4, 0, 0},
+    {"nw_dst", parse_ip, DST, V4, 0, 0},
+    {"ipv6_src", parse_ip, SRC, V6, 0, 0},
+    {"ipv6_dst", parse_ip, DST, V6, 0, 0},
+    {"ipv6_label", parse_int, SP_KEY_OFS(ipv6_label), 4, 0xfffff, 0xfffff},
+    {"nw_proto", parse_int, SP_KEY_OFS(nw_proto), 1, 0xff, 0xff},
+    {"nw_tos", parse_tos, SP_KEY_OFS(nw_tos), 1, 0xff, 0xfc},
+    {"ip_dscp", parse_ip_dscp, SP_KEY_OFS(nw_tos), 1, 63, 0xfc},
+    {"nw_ecn", parse_tos, SP_KEY_OFS(nw_tos), 1, 3, 0x03},
+    {"nw_ttl", parse_int, SP_KEY_OFS(nw_ttl), 1, 0xff, 0xff},
+    {"ip_frag", parse_ip_frag, SP_KEY_OFS(nw_frag), 1, 0, 0},
+    {"tp_src", parse_int, SP_KEY_OFS(tp_src), 2, 0xffff, 0xffff},
+    {"tp_dst", parse_int, SP_KEY_OFS(tp_dst), 2, 0xffff, 0xffff},
+    {"tcp_flags", parse_tcp_flags, SP_KEY_OFS(tcp_flags), 2, 0xfff, 0xfff},
+    {"icmp_type", parse_int, SP_KEY_OFS(tp_src), 2, 0xff, 0xffff},
+    {"icmp_code", parse_int, SP_KEY_OFS(tp_dst), 2, 0xff, 0xffff},
+    {"icmpv6_type", parse_int, SP_KEY_OFS(tp_src), 2, 0xff, 0xffff},
+    {"icmpv6_code", parse_int, SP_KEY_OFS(tp_dst), 2, 0xff, 0xffff},
+    {"arp_op", parse_int, SP_KEY_OFS(nw_proto), 1, 0xff, 0xff},
+    {"arp_spa", parse_ip, SRC, V4, 0, 0},
+    {"arp_tpa", parse_ip, DST, V4, 0, 0},
+    {"arp_sha", parse_mac, SRC + AHA, MAC, 0, 0},
+    {"arp_tha", parse_mac, DST + AHA, MAC, 0, 0},
+};
+
+static const struct {
+    const char *name;
+    uint16_t dl_type;
+    uint8_t nw_proto; /* 0: none */
+} shorthands[] = {
+    {"ip", ETH_TYPE_IPV4, 0},     {"ipv6", ETH_TYPE_IPV6, 0},
+    {"arp", ETH_TYPE_ARP, 0},     {"tcp", ETH_TYPE_IPV4, 6},
+    {"udp", ETH_TYPE_IPV4, 17},   {"sctp", ETH_TYPE_IPV4, 132},
+    {"icmp", ETH_TYPE_IPV4, 1},   {"tcp6", ETH_TYPE_IPV6, 6},
+    {"udp6", ETH_TYPE_IPV6, 17},  {"sctp6", ETH_TYPE_IPV6, 132},
+    {"icmp6", ETH_TYPE_IPV6, 58},
+};
+
+static int
+parse_shorthand(struct parser *p, const char *name)
+{
+    for (size_t i = 0; i < sizeof shorthands / sizeof *shorthands; i++) {
+        if (!strcmp(name, shorthands[i].name)) {
+            if (put_uint(p, SP_KEY_OFS(dl_type), 2, shorthands[i].dl_type,
+                         0xffff)) {
+                return -1;
+            }
+            return shorthands[i].nw_proto
+                       ? put_uint(p, SP_KEY_OFS(nw_proto), 1,
+                                  shorthands[i].nw_proto, 0xff)
+                       : 0;
+        }
+    }
+    return 1;
+}
+
+static int
+parse_field(struct parser *p, const char *name, char *value)
+{
+    if (!strcmp(name, "priority")) {
+        uint32_t prio;
+
+        if (!value) {
+            return fail(p, "priority needs a value, e.g. priority=100");
+        }
+        if (parse_number(p, value, UINT16_MAX, &prio)) {
+            return -1;
+        }
+        p->spec->priority = prio;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        if (!strcmp(name, fields[i].name)) {
+            if (!value || !*value) {
+                return fail(p, "%s needs a value (%s=VALUE)", name, name);
+            }
+            return fields[i].parse(p, &fields[i], value);
+        }
+    }
+    int rc = parse_shorthand(p, name);
+
+    if (rc <= 0) {
+        if (rc == 0 && value) {
+            return fail(p, "%s takes no value", name);
+        }
+        return rc;
+    }
+    return fail(p,
+                "unknown field '%s'; expected priority, a match field "
+                "(in_port, dl_src, nw_dst, tp_dst, ... see "
+                "docs/flow-syntax.md), a shorthand (ip, ipv6, arp, tcp, "
+                "udp, sctp, icmp, tcp6, udp6, sctp6, icmp6) or actions=",
+                name);
+}
+
+static bool
+is_separator(char c)
+{
+    return c == ',' || c == ' ' || c == '\t';
+}
+
+int
+sp_flow_parse_match(const char *text, struct sp_flow_spec *spec,
+                    unsigned *column, struct sp_err *err)
+{
+    struct parser p = {spec, err, NULL};
+    const char *s = text;
+
+    memset(spec, 0, sizeof *spec);
+    spec->priority = SP_FLOW_DEFAULT_PRIORITY;
+    for (;;) {
+        char name[32], value[256];
+        size_t name_len, value_len;
+        const char *eq;
+
+        while (is_separator(*s)) {
+            s++;
+        }
+        if (!*s || *s == '\n' || *s == '\r') {
+            return 0;
+        }
+        *column = (unsigned)(s - text) + 1;
+        name_len = strcspn(s, "=, \t\r\n");
+        eq = s[name_len] == '=' ? s + name_len : NULL;
+        if (name_len == 0 || name_len >= sizeof name) {
+            return fail(&p, "expected a field name at '%.20s'", s);
+        }
+        memcpy(name, s, name_len);
+        name[name_len] = '\0';
+        p.name = name;
+        if (eq && !strcmp(name, "actions")) {
+            spec->actions_ofs = (size_t)(eq + 1 - text);
+            return 0;
+        }
+        s += name_len;
+        if (eq) {
+            s++;
+            value_len = strcspn(s, ", \t\r\n");
+            if (value_len >= sizeof value) {
+                return fail(&p, "value of %s is too long", name);
+            }
+            memcpy(value, s, value_len);
+            value[value_len] = '\0';
+            s += value_len;
+        }
+        if (parse_field(&p, name, eq ? value : NULL)) {
+            return -1;
+        }
+    }
+}
