@@ -12,6 +12,7 @@
  * the global options were applied, and returns an exit code. */
 int sp_cmd_impls(int argc, char **argv);
 int sp_cmd_check(int argc, char **argv);
+int sp_cmd_ctl(int argc, char **argv);
 
 /* Reports "simdpath: <context>: <message>" on stderr. */
 void sp_cli_error(const char *context, const char *fmt, ...)

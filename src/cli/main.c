@@ -22,6 +22,9 @@ static const char usage_text[] =
     "                   run every variant the CPU supports against the\n"
     "                   scalar reference on generated input; exit 1 on any\n"
     "                   difference\n"
+    "  ctl [--socket PATH] COMMAND [ARG]...\n"
+    "                   send a command to a running simdpath ('simdpath ctl\n"
+    "                   help' lists them)\n"
     "  help             show this help\n"
     "\n"
     "Options:\n"
@@ -36,6 +39,8 @@ static const char usage_text[] =
     "\n"
     "Environment:\n"
     "  SIMDPATH_IMPL        the same grammar as --impl\n"
+    "  SIMDPATH_CTL         the control socket (default\n"
+    "                       $XDG_RUNTIME_DIR/simdpath.ctl)\n"
     "\n"
     "Exit status: 0 success, 1 the command found a problem, 2 a bad\n"
     "option, value or environment.\n"
@@ -85,6 +90,7 @@ struct command {
 static const struct command commands[] = {
     {"impls", sp_cmd_impls},
     {"check", sp_cmd_check},
+    {"ctl", sp_cmd_ctl},
 };
 
 int

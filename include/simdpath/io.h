@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Packet I/O through DPDK. This header has no DPDK type: the rest of
+ * simdpath sees packets as struct sp_packet, whose 'owner' is the mbuf.
+ * Ports are numbered from 1 in the order they were given (OpenFlow style);
+ * port p is DPDK port p - 1.
+ */
+#ifndef SP_IO_H
+#define SP_IO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "simdpath/dispatch.h"
+#include "simdpath/packet.h"
+
+#define SP_IO_MAX_PORTS 32
+
+/* Starts DPDK's EAL with these arguments (argv[0] is the program name). */
+int sp_io_init(int argc, char **argv, struct sp_err *err);
+void sp_io_cleanup(void);
+
+/* Creates the packet pool and configures every port DPDK found with
+ * 'rxq' receive queues and 'txq' transmit queues, then starts them. */
+int sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err);
+void sp_io_stop_ports(void);
+
+unsigned sp_io_port_count(void);
+const char *sp_io_port_name(unsigned port);
+
+/* Receives up to max packets into pkts[] (data, len, in_port, owner). */
+uint32_t sp_io_rx(unsigned port, unsigned queue, struct sp_packet *pkts,
+                  uint32_t max);
+/* Sends; what the device refuses is freed. Returns how many were sent. */
+uint32_t sp_io_tx(unsigned port, unsigned queue, struct sp_packet *const *pkts,
+                  uint32_t n);
+void sp_io_free(struct sp_packet *pkt);
+/* A copy with its own buffer; -1 when the pool is empty. */
+int sp_io_clone(const struct sp_packet *pkt, struct sp_packet *copy);
+/* Moves the start of the packet by 'delta' bytes (negative: grows it at
+ * the front, positive: trims it). -1 if there is no room. */
+int sp_io_adjust_front(struct sp_packet *pkt, int delta);
+
+struct sp_io_port_stats {
+    uint64_t rx_packets, tx_packets, rx_missed, rx_errors, tx_errors;
+};
+int sp_io_port_stats(unsigned port, struct sp_io_port_stats *stats);
+
+/* Worker lcores, for PMD threads beyond the main one. */
+unsigned sp_io_worker_count(void);
+int sp_io_launch(unsigned worker, int (*fn)(void *), void *arg);
+void sp_io_wait_workers(void);
+
+/* The TSC rate DPDK measured, for cycles-to-time conversions. */
+uint64_t sp_io_tsc_hz(void);
+uint64_t sp_io_tsc(void);
+
+/* A telemetry command ("/simdpath/..."): cb writes a JSON-free text reply
+ * as DPDK telemetry strings via the put callback. */
+typedef void sp_io_telemetry_put(void *reply, const char *name,
+                                 uint64_t value);
+typedef void sp_io_telemetry_fn(sp_io_telemetry_put *put, void *reply);
+int sp_io_telemetry_register(const char *command, const char *help,
+                             sp_io_telemetry_fn *fn);
+
+#endif /* SP_IO_H */

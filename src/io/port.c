@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* DPDK ports, mbufs and lcores behind include/simdpath/io.h. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_telemetry.h>
+
+#include "simdpath/io.h"
+
+#define RX_DESC    1024
+#define TX_DESC    1024
+#define POOL_CACHE 256
+#define POOL_PER_Q 4096 /* mbufs per queue: descriptors plus bursts */
+#define POOL_MIN   8191
+
+static struct rte_mempool *pool;
+static unsigned n_ports;
+static bool started[SP_IO_MAX_PORTS];
+static unsigned worker_lcores[RTE_MAX_LCORE];
+static unsigned n_workers;
+
+static int
+set_error(struct sp_err *err, const char *fmt, ...)
+{
+    va_list args;
+
+    va_start(args, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, args);
+    va_end(args);
+    return -1;
+}
+
+int
+sp_io_init(int argc, char **argv, struct sp_err *err)
+{
+    unsigned lcore;
+
+    if (rte_eal_init(argc, argv) < 0) {
+        return set_error(err, "DPDK EAL initialisation failed: %s",
+                         rte_strerror(rte_errno));
+    }
+    RTE_LCORE_FOREACH_WORKER(lcore)
+    {
+        worker_lcores[n_workers++] = lcore;
+    }
+    n_ports = rte_eth_dev_count_avail();
+    if (n_ports > SP_IO_MAX_PORTS) {
+        return set_error(err, "%u ports found; at most %d are supported",
+                         n_ports, SP_IO_MAX_PORTS);
+    }
+    return 0;
+}
+
+void
+sp_io_cleanup(void)
+{
+    rte_eal_cleanup();
+}
+
+static int
+start_port(uint16_t id, unsigned rxq, unsigned txq, struct sp_err *err)
+{
+    struct rte_eth_conf conf;
+    struct rte_eth_dev_info info;
+    int rc;
+
+    memset(&conf, 0, sizeof conf);
+    rc = rte_eth_dev_info_get(id, &info);
+    if (rc) {
+        return set_error(err, "port %u: no device information: %s", id + 1,
+                         rte_strerror(-rc));
+    }
+    if (rxq > info.max_rx_queues || txq > info.max_tx_queues) {
+        return set_error(err,
+                         "port %u (%s) has at most %u rx and %u tx queues; "
+                         "%u and %u were asked for",
+                         id + 1, info.driver_name, info.max_rx_queues,
+                         info.max_tx_queues, rxq, txq);
+    }
+    rc = rte_eth_dev_configure(id, (uint16_t)rxq, (uint16_t)txq, &conf);
+    for (unsigned q = 0; !rc && q < rxq; q++) {
+        rc = rte_eth_rx_queue_setup(id, (uint16_t)q, RX_DESC,
+                                    (unsigned)rte_eth_dev_socket_id(id), NULL,
+                                    pool);
+    }
+    for (unsigned q = 0; !rc && q < txq; q++) {
+        rc = rte_eth_tx_queue_setup(id, (uint16_t)q, TX_DESC,
+                                    (unsigned)rte_eth_dev_socket_id(id), NULL);
+    }
+    if (!rc) {
+        rc = rte_eth_dev_start(id);
+    }
+    if (rc) {
+        return set_error(err, "port %u (%s): set-up failed: %s", id + 1,
+                         info.driver_name, rte_strerror(-rc));
+    }
+    started[id] = true;
+    /* Tests and demos send frames that are not addressed to the port. */
+    rte_eth_promiscuous_enable(id);
+    return 0;
+}
+
+int
+sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
+{
+    unsigned mbufs = n_ports * (rxq + txq) * POOL_PER_Q;
+
+    if (n_ports == 0) {
+        return set_error(err, "no ports: give at least one --port");
+    }
+    pool = rte_pktmbuf_pool_create(
+        "sp_pool", mbufs > POOL_MIN ? mbufs : POOL_MIN, POOL_CACHE, 0,
+        RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+    if (!pool) {
+        return set_error(err, "cannot create the packet pool: %s",
+                         rte_strerror(rte_errno));
+    }
+    for (uint16_t id = 0; id < n_ports; id++) {
+        if (start_port(id, rxq, txq, err)) {
+            sp_io_stop_ports();
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void
+sp_io_stop_ports(void)
+{
+    for (uint16_t id = 0; id < n_ports; id++) {
+        if (started[id]) {
+            rte_eth_dev_stop(id);
+            rte_eth_dev_close(id);
+            started[id] = false;
+        }
+    }
+}
+
+unsigned
+sp_io_port_count(void)
+{
+    return n_ports;
+}
+
+const char *
+sp_io_port_name(unsigned port)
+{
+    static char names[SP_IO_MAX_PORTS][RTE_ETH_NAME_MAX_LEN];
+
+    if (port == 0 || port > n_ports) {
+        return "?";
+    }
+    if (!names[port - 1][0] &&
+        rte_eth_dev_get_name_by_port((uint16_t)(port - 1), names[port - 1])) {
+        return "?";
+    }
+    return names[port - 1];
+}
+
+static void
+from_mbuf(struct rte_mbuf *m, unsigned port, struct sp_packet *pkt)
+{
+    pkt->data = rte_pktmbuf_mtod(m, uint8_t *);
+    /* The parser sees the first segment; headers live there. */
+    pkt->len = rte_pktmbuf_data_len(m);
+    pkt->in_port = (uint16_t)port;
+    pkt->owner = m;
+}
+
+uint32_t
+sp_io_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max)
+{
+    struct rte_mbuf *mbufs[SP_BATCH_MAX];
+    uint16_t n;
+
+    n = rte_eth_rx_burst((uint16_t)(port - 1), (uint16_t)queue, mbufs,
+                         (uint16_t)(max < SP_BATCH_MAX ? max : SP_BATCH_MAX));
+    for (uint16_t i = 0; i < n; i++) {
+        from_mbuf(mbufs[i], port, &pkts[i]);
+    }
+    return n;
+}
+
+uint32_t
+sp_io_tx(unsigned port, unsigned queue, struct sp_packet *const *pkts,
+         uint32_t n)
+{
+    struct rte_mbuf *mbufs[SP_BATCH_MAX];
+    uint16_t sent;
+
+    for (uint32_t i = 0; i < n; i++) {
+        mbufs[i] = pkts[i]->owner;
+    }
+    sent = rte_eth_tx_burst((uint16_t)(port - 1), (uint16_t)queue, mbufs,
+                            (uint16_t)n);
+    if (sent < n) {
+        rte_pktmbuf_free_bulk(mbufs + sent, n - sent);
+    }
+    return sent;
+}
+
+void
+sp_io_free(struct sp_packet *pkt)
+{
+    rte_pktmbuf_free(pkt->owner);
+    pkt->owner = NULL;
+}
+
+int
+sp_io_clone(const struct sp_packet *pkt, struct sp_packet *copy)
+{
+    struct rte_mbuf *m = rte_pktmbuf_copy(pkt->owner, pool, 0, UINT32_MAX);
+
+    if (!m) {
+        return -1;
+    }
+    *copy = *pkt;
+    copy->data = rte_pktmbuf_mtod(m, uint8_t *);
+    copy->owner = m;
+    return 0;
+}
+
+int
+sp_io_adjust_front(struct sp_packet *pkt, int delta)
+{
+    struct rte_mbuf *m = pkt->owner;
+    char *start = delta < 0 ? rte_pktmbuf_prepend(m, (uint16_t)-delta)
+                            : rte_pktmbuf_adj(m, (uint16_t)delta);
+
+    if (!start) {
+        return -1;
+    }
+    pkt->data = (uint8_t *)start;
+    pkt->len = rte_pktmbuf_data_len(m);
+    return 0;
+}
+
+int
+sp_io_port_stats(unsigned port, struct sp_io_port_stats *stats)
+{
+    struct rte_eth_stats s;
+
+    if (port == 0 || port > n_ports ||
+        rte_eth_stats_get((uint16_t)(port - 1), &s)) {
+        return -1;
+    }
+    stats->rx_packets = s.ipackets;
+    stats->tx_packets = s.opackets;
+    stats->rx_missed = s.imissed;
+    stats->rx_errors = s.ierrors;
+    stats->tx_errors = s.oerrors;
+    return 0;
+}
+
+unsigned
+sp_io_worker_count(void)
+{
+    return n_workers;
+}
+
+int
+sp_io_launch(unsigned worker, int (*fn)(void *), void *arg)
+{
+    return rte_eal_remote_launch(fn, arg, worker_lcores[worker]);
+}
+
+void
+sp_io_wait_workers(void)
+{
+    rte_eal_mp_wait_lcore();
+}
+
+uint64_t
+sp_io_tsc_hz(void)
+{
+    return rte_get_tsc_hz();
+}
+
+uint64_t
+sp_io_tsc(void)
+{
+    return rte_get_tsc_cycles();
+}
+
+#define MAX_TELEMETRY 8
+
+static struct {
+    char command[64];
+    sp_io_telemetry_fn *fn;
+} telemetry[MAX_TELEMETRY];
+
+static void
+telemetry_put(void *reply, const char *name, uint64_t value)
+{
+    rte_tel_data_add_dict_u64(reply, name, value);
+}
+
+static int
+telemetry_handler(const char *command, const char *params,
+                  struct rte_tel_data *reply)
+{
+    (void)params;
+    for (unsigned i = 0; i < MAX_TELEMETRY; i++) {
+        if (telemetry[i].fn && !strcmp(telemetry[i].command, command)) {
+            rte_tel_data_start_dict(reply);
+            telemetry[i].fn(telemetry_put, reply);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int
+sp_io_telemetry_register(const char *command, const char *help,
+                         sp_io_telemetry_fn *fn)
+{
+    for (unsigned i = 0; i < MAX_TELEMETRY; i++) {
+        if (!telemetry[i].fn) {
+            snprintf(telemetry[i].command, sizeof telemetry[i].command, "%s",
+                     command);
+            telemetry[i].fn = fn;
+            return rte_telemetry_register_cmd(telemetry[i].command,
+                                              telemetry_handler, help);
+        }
+    }
+    return -1;
+}
