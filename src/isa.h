@@ -32,6 +32,7 @@ sp_copy_selected(void **dst, void *const *src, uint32_t pending)
 SP_ISA_DECLARE(scalar);
 SP_ISA_DECLARE(avx2);
 SP_ISA_DECLARE(avx512);
+extern const struct sp_kernel_table sp_avx512vbmi_kernels;
 SP_ISA_DECLARE(neon);
 
 #endif /* SP_ISA_H */

@@ -77,8 +77,8 @@ for v in $(awk '/not supported/ { print $1 }' "$out"); do
             "unsupported $v" && has "$err" "valid here: scalar" \
             "unsupported $v lists the valid ones"
 done
-for v in $(awk '/^  (scalar|avx2|avx512|neon|sve) .* supported / \
-                { print $1 }' "$out"); do
+for v in $(awk '/^  [a-z0-9]+ +[0-9]+ bits  supported/ { print $1 }' \
+                "$out"); do
     expect 0 "forced $v" -- --impl "$v" impls &&
         has "$out" "(forced)" "forced $v is shown"
 done

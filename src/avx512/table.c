@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "isa.h"
 
+/* AVX-512F/BW/VL/DQ (Skylake-SP and later). The hash is the AVX2 code:
+ * a 512-bit fold needs VPCLMULQDQ, which these CPUs may lack. */
 const struct sp_kernel_table sp_avx512_kernels = {
     .hash = sp_avx2_hash,
+    .batch_copy = sp_avx512_batch_copy,
+};
+
+/* The same plus VBMI and VPCLMULQDQ (Ice Lake, Zen 4 and later). */
+const struct sp_kernel_table sp_avx512vbmi_kernels = {
+    .hash = sp_avx512_hash,
     .batch_copy = sp_avx512_batch_copy,
 };

@@ -15,10 +15,12 @@
 
 #define X86_AVX2_NEEDS                                            \
     (SP_CPU(OS_YMM) | SP_CPU(AVX) | SP_CPU(AVX2) | SP_CPU(BMI1) | \
-     SP_CPU(BMI2) | SP_CPU(POPCNT) | SP_CPU(SSE42))
+     SP_CPU(BMI2) | SP_CPU(POPCNT) | SP_CPU(SSE42) | SP_CPU(PCLMUL))
 #define X86_AVX512_NEEDS                                                    \
     (X86_AVX2_NEEDS | SP_CPU(OS_ZMM) | SP_CPU(AVX512F) | SP_CPU(AVX512BW) | \
      SP_CPU(AVX512VL) | SP_CPU(AVX512DQ))
+#define X86_AVX512VBMI_NEEDS \
+    (X86_AVX512_NEEDS | SP_CPU(AVX512VBMI) | SP_CPU(VPCLMULQDQ))
 
 /* Priorities: auto takes the highest the CPU supports. */
 static const struct sp_variant builtin_variants[] = {
@@ -28,6 +30,7 @@ static const struct sp_variant builtin_variants[] = {
 #endif
 #ifdef SP_HAVE_AVX512
     {"avx512", X86_AVX512_NEEDS, 512, 30, &sp_avx512_kernels},
+    {"avx512vbmi", X86_AVX512VBMI_NEEDS, 512, 35, &sp_avx512vbmi_kernels},
 #endif
 #ifdef SP_HAVE_NEON
     {"neon", SP_CPU(ASIMD) | SP_CPU(CRC32), 128, 20, &sp_neon_kernels},
