@@ -67,7 +67,7 @@ print_variants(void)
                                                      : "supported";
 
         sp_cpu_format_features(v->requires, needs, sizeof needs);
-        printf("  %-8s %3u bits  %-13s needs: %s\n", v->name, v->width, state,
+        printf("  %-10s %3u bits  %-13s needs: %s\n", v->name, v->width, state,
                needs[0] ? needs : "-");
     }
     printf("  not compiled in this build:");
@@ -100,7 +100,7 @@ print_cell(enum sp_kernel_id k, const struct sp_variant *v,
     if (active == v) {
         strcat(cell, "*");
     }
-    printf(" %-9s", cell);
+    printf(" %-11s", cell);
 }
 
 static void
@@ -112,7 +112,7 @@ print_kernels(void)
            "lacks it;\n         capped: above --max-simd; *: in use):\n");
     printf("  %-13s", "kernel");
     for (unsigned i = 0; i < sp_variant_count(); i++) {
-        printf(" %-9s", sp_variant_get(i)->name);
+        printf(" %-11s", sp_variant_get(i)->name);
     }
     printf(" active\n");
     for (unsigned k = 0; k < SP_KERNEL_COUNT; k++) {

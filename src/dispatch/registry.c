@@ -28,6 +28,8 @@ static const struct sp_variant builtin_variants[] = {
 #endif
 #ifdef SP_HAVE_AVX512
     {"avx512", X86_AVX512_NEEDS, 512, 30, &sp_avx512_kernels},
+    {"avx512vbmi", X86_AVX512_NEEDS | SP_CPU(AVX512VBMI), 512, 35,
+     &sp_avx512vbmi_kernels},
 #endif
 #ifdef SP_HAVE_NEON
     {"neon", SP_CPU(ASIMD) | SP_CPU(CRC32), 128, 20, &sp_neon_kernels},
@@ -36,8 +38,8 @@ static const struct sp_variant builtin_variants[] = {
 
 /* Every variant name simdpath has on some architecture, so that a name
  * from another build is "not compiled" rather than "unknown". */
-static const char *const all_isa_names[] = {"scalar", "avx2", "avx512", "neon",
-                                            "sve"};
+static const char *const all_isa_names[] = {"scalar",     "avx2", "avx512",
+                                            "avx512vbmi", "neon", "sve"};
 
 const char *
 sp_isa_name(unsigned index)
