@@ -12,7 +12,7 @@
 #include "simdpath/mfex.h"
 #include "simdpath/pktgen.h"
 
-#define ROUNDS_PER_SHAPE 40
+#define ROUNDS_PER_SHAPE 200
 
 /* Parses hex digits (spaces ignored) into out; returns the byte count. */
 static uint32_t
