@@ -31,7 +31,7 @@ load_chunk(const uint8_t *p, uint32_t len, uint32_t c)
     return _mm_shuffle_epi8(
         _mm_loadu_si128((const __m128i *)(p + len - 16)),
         _mm_loadu_si128(
-            (const __m128i *)(sp_mfex_shift_down + start + 16 - len)));
+            (const __m128i *)(sp_mfex_shift_down + (start + 16 - len))));
 }
 
 static inline bool

@@ -30,7 +30,7 @@ load_chunk(const uint8_t *p, uint32_t len, uint32_t c)
         return vdupq_n_u8(0);
     }
     return vqtbl1q_u8(vld1q_u8(p + len - 16),
-                      vld1q_u8(sp_mfex_shift_down + start + 16 - len));
+                      vld1q_u8(sp_mfex_shift_down + (start + 16 - len)));
 }
 
 static inline bool
