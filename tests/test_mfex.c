@@ -56,6 +56,15 @@ assert_bytes(const void *got, const char *want_hex)
     assert_memory_equal(got, want, n);
 }
 
+static void
+assert_meta(const struct sp_packet *pkt, uint16_t status, uint16_t l3_ofs,
+            uint16_t l4_ofs)
+{
+    assert_int_equal(pkt->status, status);
+    assert_int_equal(pkt->l3_ofs, l3_ofs);
+    assert_int_equal(pkt->l4_ofs, l4_ofs);
+}
+
 #define ETH_UNTAGGED "001122334455 66778899aabb"
 #define IPV4_UDP_HDR                                   \
     "4500 0024 1234 0000 40 11 0000 0a000001 c0a80102" \
@@ -70,9 +79,7 @@ test_known_ipv4_udp(void **state)
     struct sp_flow_key key =
         parse_hex(ETH_UNTAGGED "0800" IPV4_UDP_HDR "000000000000", &pkt);
 
-    assert_int_equal(pkt.status, SP_MFEX_OK);
-    assert_int_equal(pkt.l3_ofs, 14);
-    assert_int_equal(pkt.l4_ofs, 34);
+    assert_meta(&pkt, SP_MFEX_OK, 14, 34);
     assert_bytes(key.bytes,
                  "001122334455 66778899aabb 0800 0000 0700 0000 11 00 40 00"
                  " 0a000001 000000000000000000000000"
@@ -92,9 +99,7 @@ test_known_vlan_tcp(void **state)
                      " 0050 c000 00000001 00000000 5112 ffff 0000 0000",
         &pkt);
 
-    assert_int_equal(pkt.status, SP_MFEX_OK);
-    assert_int_equal(pkt.l3_ofs, 18);
-    assert_int_equal(pkt.l4_ofs, 38);
+    assert_meta(&pkt, SP_MFEX_OK, 18, 38);
     assert_bytes(&key.dl_type, "0800 f064 0700 0112 06 b8 3f 00");
     assert_bytes(&key.tp_src, "0050 c000");
 }
@@ -107,8 +112,7 @@ test_known_qinq(void **state)
     struct sp_flow_key key =
         parse_hex(ETH_UNTAGGED "88a8 0005 8100 0007 0800" IPV4_UDP_HDR, &pkt);
 
-    assert_int_equal(pkt.status, SP_MFEX_OK);
-    assert_int_equal(pkt.l3_ofs, 22);
+    assert_meta(&pkt, SP_MFEX_OK, 22, 42);
     assert_bytes(&key.dl_type, "0800 1005"); /* the outer tag */
     assert_bytes(&key.tp_src, "04d2 0035");
 }
@@ -126,9 +130,8 @@ test_known_fragments(void **state)
                                  " c0a80102 04d2 0035 0010 0000 deadbeef"
                                  "cafef00d",
                     &pkt);
-    assert_int_equal(pkt.status, SP_MFEX_OK);
+    assert_meta(&pkt, SP_MFEX_OK, 14, SP_OFS_NONE);
     assert_int_equal(key.nw_frag, SP_FRAG_ANY | SP_FRAG_LATER);
-    assert_int_equal(pkt.l4_ofs, SP_OFS_NONE);
     assert_int_equal(key.tp_src, 0);
     /* First fragment (MF): ports parsed. */
     key = parse_hex(ETH_UNTAGGED "0800"
@@ -136,8 +139,8 @@ test_known_fragments(void **state)
                                  " c0a80102 04d2 0035 0010 0000 deadbeef"
                                  "cafef00d",
                     &pkt);
+    assert_meta(&pkt, SP_MFEX_OK, 14, 34);
     assert_int_equal(key.nw_frag, SP_FRAG_ANY);
-    assert_int_equal(pkt.l4_ofs, 34);
     assert_bytes(&key.tp_src, "04d2 0035");
 }
 
@@ -158,9 +161,7 @@ test_known_ipv6_chain(void **state)
                                " 0035 04d2 0008 0000",
                   &pkt);
 
-    assert_int_equal(pkt.status, SP_MFEX_OK);
-    assert_int_equal(pkt.l3_ofs, 14);
-    assert_int_equal(pkt.l4_ofs, 14 + 40 + 16);
+    assert_meta(&pkt, SP_MFEX_OK, 14, 14 + 40 + 16);
     assert_bytes(&key.nw_proto, "11 ab 40 01");
     assert_bytes(&key.ipv6_label, "000cdef1 0035 04d2");
     assert_bytes(key.nw_dst, "20010db8000000000000000000000002");
@@ -176,8 +177,7 @@ test_known_arp(void **state)
                      " b0b1b2b3b4b5 0a000002",
         &pkt);
 
-    assert_int_equal(pkt.status, SP_MFEX_OK);
-    assert_int_equal(pkt.l3_ofs, SP_OFS_NONE);
+    assert_meta(&pkt, SP_MFEX_OK, SP_OFS_NONE, SP_OFS_NONE);
     assert_bytes(&key.nw_proto, "02");
     assert_bytes(key.nw_src, "0a000001 a0a1a2a3a4a5");
     assert_bytes(key.nw_dst, "0a000002 b0b1b2b3b4b5");

@@ -131,20 +131,30 @@ parse_l4(struct walk *w, uint32_t ofs, uint8_t proto, bool ipv6)
     return SP_MFEX_OK;
 }
 
+/* The fixed part of an IP header: present, and of the version its
+ * Ethernet type promised. */
+static uint16_t
+check_ip_header(const uint8_t *ip, uint32_t avail, uint32_t len,
+                unsigned version)
+{
+    if (avail < len) {
+        return SP_MFEX_L3_TRUNCATED;
+    }
+    return ip[0] >> 4 == version ? SP_MFEX_OK : SP_MFEX_L3_BAD_VERSION;
+}
+
 static uint16_t
 parse_ipv4(struct walk *w, uint32_t ofs)
 {
     const uint8_t *ip = w->p + ofs;
     struct sp_flow_key *key = w->key;
     uint32_t avail = w->end - ofs;
+    uint16_t status = check_ip_header(ip, avail, IPV4_HLEN_MIN, 4);
     uint32_t hlen, total;
     uint16_t frag;
 
-    if (avail < IPV4_HLEN_MIN) {
-        return SP_MFEX_L3_TRUNCATED;
-    }
-    if (ip[0] >> 4 != 4) {
-        return SP_MFEX_L3_BAD_VERSION;
+    if (status != SP_MFEX_OK) {
+        return status;
     }
     hlen = (ip[0] & 0x0fu) * 4;
     if (hlen < IPV4_HLEN_MIN) {
@@ -192,14 +202,12 @@ parse_ipv6(struct walk *w, uint32_t ofs)
     const uint8_t *ip = w->p + ofs;
     struct sp_flow_key *key = w->key;
     uint32_t avail = w->end - ofs;
+    uint16_t status = check_ip_header(ip, avail, IPV6_HLEN, 6);
     uint32_t payload, word;
     uint8_t next;
 
-    if (avail < IPV6_HLEN) {
-        return SP_MFEX_L3_TRUNCATED;
-    }
-    if (ip[0] >> 4 != 6) {
-        return SP_MFEX_L3_BAD_VERSION;
+    if (status != SP_MFEX_OK) {
+        return status;
     }
     word = (uint32_t)ip[0] << 24 | (uint32_t)ip[1] << 16 |
            (uint32_t)ip[2] << 8 | ip[3];
