@@ -10,9 +10,14 @@
 #include "simdpath/kernels.h"
 
 #define SP_ISA_DECLARE(isa)                 \
+    sp_mfex_fn sp_##isa##_mfex;             \
     sp_hash_fn sp_##isa##_hash;             \
     sp_batch_copy_fn sp_##isa##_batch_copy; \
     extern const struct sp_kernel_table sp_##isa##_kernels
+
+/* The scalar parser on one packet: the SIMD variants' fallback for the
+ * packets none of their profiles match. */
+void sp_scalar_mfex_packet(struct sp_packet *pkt, struct sp_flow_key *key);
 
 /* Appends src[i] for each bit i of 'pending' to dst; returns the count.
  * The scalar batch copy, and the SIMD ones for sparse selections, where a
@@ -32,7 +37,12 @@ sp_copy_selected(void **dst, void *const *src, uint32_t pending)
 SP_ISA_DECLARE(scalar);
 SP_ISA_DECLARE(avx2);
 SP_ISA_DECLARE(avx512);
-extern const struct sp_kernel_table sp_avx512vbmi_kernels;
 SP_ISA_DECLARE(neon);
+
+/* AVX-512 with VBMI and VPCLMULQDQ: the avx512 table except for the
+ * kernels that use vpermb (src/avx512/mfex.c built again with VBMI) and
+ * the 512-bit fold (src/avx512/hash.c, by function attribute). */
+sp_mfex_fn sp_avx512vbmi_mfex;
+extern const struct sp_kernel_table sp_avx512vbmi_kernels;
 
 #endif /* SP_ISA_H */

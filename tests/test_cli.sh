@@ -9,8 +9,8 @@ exe="$1"
 forced=${SIMDPATH_IMPL:-}
 unset SIMDPATH_IMPL
 run() { ${SP_WRAPPER:-} "$exe" "$@"; }
-out=$(mktemp); err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+out=$(mktemp); err=$(mktemp); pcap=$(mktemp)
+trap 'rm -f "$out" "$err" "$pcap"' EXIT
 passed=0; failed=0
 
 # expect CODE DESCRIPTION -- ARGS...: runs simdpath, checks the exit code.
@@ -54,7 +54,7 @@ expect 0 "impls" -- impls
 has "$out" "Kernels" "impls table"
 has "$out" "(auto)" "impls shows auto choices"
 if [ -n "${SP_EXPECT_AUTO:-}" ]; then
-    for k in hash batch_copy; do
+    for k in mfex hash batch_copy; do
         line=$(grep "^  $k " "$out")
         case "$line" in
         *"*"*"(auto)") passed=$((passed + 1)) ;;
@@ -64,7 +64,7 @@ if [ -n "${SP_EXPECT_AUTO:-}" ]; then
     done
     # The best variant auto picked is marked in use by a kernel with its
     # own code for it, or named as the one auto falls back from.
-    grep -E "^  (hash|batch_copy) " "$out" | grep -q "$SP_EXPECT_AUTO (auto)"
+    grep -E "^  (mfex|hash|batch_copy) " "$out" | grep -q "$SP_EXPECT_AUTO (auto)"
     if [ $? -eq 0 ]; then passed=$((passed + 1)); else
         echo "FAIL: auto did not pick $SP_EXPECT_AUTO"; cat "$out"
         failed=$((failed + 1)); fi
@@ -92,7 +92,7 @@ SIMDPATH_IMPL=hash=scalar expect 0 "option after environment" -- \
     --impl hash=auto impls && grep "^  hash " "$out" | grep -q "(auto)" &&
     passed=$((passed + 1))
 expect 2 "unknown kernel" -- --impl frob=scalar impls &&
-    has "$err" "unknown kernel 'frob'; kernels: hash, batch_copy" \
+    has "$err" "unknown kernel 'frob'; kernels: mfex, hash, batch_copy" \
         "unknown kernel"
 expect 2 "empty item" -- --impl scalar,,auto impls
 expect 0 "autovalidate" -- --impl autovalidate impls &&
@@ -102,6 +102,28 @@ expect 0 "max-simd 128" -- --max-simd 128 impls
 expect 0 "self-check" -- check --rounds 3000 && has "$out" "PASS" "check"
 expect 2 "check bad rounds" -- check --rounds x
 expect 2 "check extra argument" -- check extra
+
+# A capture of one 60-byte Ethernet/IPv4/UDP frame (10.0.0.1:1234 ->
+# 192.168.1.2:53), written byte by byte.
+{
+printf '\324\303\262\241\002\000\004\000\000\000\000\000\000\000\000\000'
+printf '\377\377\000\000\001\000\000\000\000\000\000\000\000\000\000\000'
+printf '\074\000\000\000\074\000\000\000\000\021\042\063\104\125\146\167'
+printf '\210\231\252\273\010\000\105\000\000\044\022\064\000\000\100\021'
+printf '\000\000\012\000\000\001\300\250\001\002\004\322\000\065\000\020'
+printf '\000\000\336\255\276\357\312\376\360\015\000\000\000\000\000\000'
+printf '\000\000\000\000'
+} >"$pcap"
+expect 0 "parse-pcap" -- parse-pcap "$pcap" && has "$out" \
+    "1: ok: udp,in_port=0,dl_src=66:77:88:99:aa:bb,dl_dst=00:11:22:33:44:55,vlan_tci=0x0000,nw_src=10.0.0.1,nw_dst=192.168.1.2,nw_tos=0,nw_ecn=0,nw_ttl=64,ip_frag=no,tp_src=1234,tp_dst=53" \
+    "parse-pcap prints the flow"
+expect 0 "parse-pcap autovalidate" -- parse-pcap "$pcap" --impl autovalidate
+expect 0 "parse-pcap options before" -- --impl mfex=scalar parse-pcap "$pcap"
+expect 0 "parse-pcap max-simd" -- parse-pcap --max-simd 128 "$pcap"
+expect 2 "parse-pcap bad impl" -- parse-pcap "$pcap" --impl bogus &&
+    has "$err" "unknown variant 'bogus'" "parse-pcap bad impl"
+expect 2 "parse-pcap no file" -- parse-pcap
+expect 2 "parse-pcap missing file" -- parse-pcap /nonexistent/x.pcap
 
 if [ -n "$forced" ]; then
     SIMDPATH_IMPL=$forced expect 0 "forced by the caller" -- impls &&

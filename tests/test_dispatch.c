@@ -292,8 +292,18 @@ test_max_simd(void **state)
     }
 }
 
-/* A variant that is wrong on purpose: one hash bit flipped, and the last
- * selected pointer dropped. */
+/* A variant that is wrong on purpose: the second packet's status off by
+ * one, one hash bit flipped, and the last selected pointer dropped. */
+static void
+broken_mfex(struct sp_packet *const *pkts, uint32_t n,
+            struct sp_flow_key *keys)
+{
+    sp_variant_get(0)->kernels->mfex(pkts, n, keys);
+    if (n > 1) {
+        pkts[1]->status++;
+    }
+}
+
 static void
 broken_hash(const struct sp_flow_key *keys, const struct sp_flow_key *mask,
             uint32_t n, uint32_t *hashes)
@@ -314,6 +324,7 @@ broken_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
 }
 
 static const struct sp_kernel_table broken_kernels = {
+    .mfex = broken_mfex,
     .hash = broken_hash,
     .batch_copy = broken_batch_copy,
 };
@@ -388,6 +399,21 @@ test_autovalidate_catches_broken(void **state)
     assert_int_equal(
         sp_autovalidate_mismatches(SP_KERNEL_batch_copy, (unsigned)index), 1);
     assert_non_null(strstr(log_text, "kernel batch_copy: variant broken"));
+
+    /* mfex: scalar's metadata reaches the caller, the variant's is
+     * compared and reported with the packet. */
+    uint8_t frame[60] = {[12] = 0x08, [14] = 0x45};
+    struct sp_packet pkts[2] = {{.data = frame, .len = 60},
+                                {.data = frame, .len = 60}};
+    struct sp_packet *ptrs[2] = {&pkts[0], &pkts[1]};
+
+    SP_KERNEL(mfex)(ptrs, 2, keys);
+    assert_int_equal(pkts[1].status, SP_MFEX_L3_BAD_LEN);
+    assert_int_equal(
+        sp_autovalidate_mismatches(SP_KERNEL_mfex, (unsigned)index), 1);
+    assert_non_null(strstr(log_text, "kernel mfex: variant broken differs "
+                                     "from scalar at item 1"));
+    assert_non_null(strstr(log_text, "variant l3_ofs, l4_ofs, status"));
 
     /* Forcing it by name works; auto is back after unregistering. */
     assert_int_equal(sp_dispatch_set_impl("hash=broken", &err), 0);

@@ -14,7 +14,27 @@
 #include <stdint.h>
 
 #include "simdpath/flow_key.h"
+#include "simdpath/mfex.h"
 #include "simdpath/packet.h"
+
+/*
+ * mfex (miniflow extract): parse pkts[0..n) (n <= SP_BATCH_MAX) into
+ * keys[i], all 64 bytes written: the fields the packet has, zero where it
+ * has none, in_port copied from pkts[i]->in_port. Also sets, per packet:
+ *  - l3_ofs: offset of the IPv4 or IPv6 header when the Ethernet type says
+ *    IP and that header starts inside the frame, else SP_OFS_NONE (ARP,
+ *    MPLS and other types have none);
+ *  - l4_ofs: offset of the TCP, UDP, SCTP, ICMP or ICMPv6 header when it
+ *    starts inside the IP payload, else SP_OFS_NONE (later fragments, other
+ *    protocols, empty payload); a cut-short L4 header has l4_ofs set and
+ *    status SP_MFEX_L4_TRUNCATED, so check status before touching it;
+ *  - status: an enum sp_mfex_status (simdpath/mfex.h), where parsing
+ *    stopped and why.
+ * Reads only pkts[i]->data[0..len) and never writes packet bytes. Ethernet
+ * padding after the IP total/payload length is ignored.
+ */
+typedef void sp_mfex_fn(struct sp_packet *const *pkts, uint32_t n,
+                        struct sp_flow_key *keys);
 
 /*
  * hash: CRC-32C (Castagnoli, as iSCSI: reflected, initial value and final
@@ -40,8 +60,9 @@ typedef uint32_t sp_batch_copy_fn(void **dst, void *const *src, uint32_t n,
  * The kernel list: X(name, summary). 'name' is the identifier used in the
  * kernel table, in sp_<isa>_<name>, and in the --impl grammar.
  */
-#define SP_KERNELS(X)                           \
-    X(hash, "CRC-32C hash of masked flow keys") \
+#define SP_KERNELS(X)                                         \
+    X(mfex, "miniflow extract: parse packets into flow keys") \
+    X(hash, "CRC-32C hash of masked flow keys")               \
     X(batch_copy, "append selected packet pointers to an output batch")
 
 enum sp_kernel_id {

@@ -2,6 +2,7 @@
 #include "isa.h"
 
 const struct sp_kernel_table sp_avx2_kernels = {
+    .mfex = sp_avx2_mfex,
     .hash = sp_avx2_hash,
     .batch_copy = sp_avx2_batch_copy,
 };

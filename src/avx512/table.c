@@ -4,12 +4,15 @@
 /* AVX-512F/BW/VL/DQ (Skylake-SP and later). The hash is the AVX2 code:
  * a 512-bit fold needs VPCLMULQDQ, which these CPUs may lack. */
 const struct sp_kernel_table sp_avx512_kernels = {
+    .mfex = sp_avx512_mfex,
     .hash = sp_avx2_hash,
     .batch_copy = sp_avx512_batch_copy,
 };
 
-/* The same plus VBMI and VPCLMULQDQ (Ice Lake, Zen 4 and later). */
+/* The same plus VBMI and VPCLMULQDQ (Ice Lake, Zen 4 and later): vpermb
+ * instead of emulating it, and the 512-bit fold of the hash. */
 const struct sp_kernel_table sp_avx512vbmi_kernels = {
+    .mfex = sp_avx512vbmi_mfex,
     .hash = sp_avx512_hash,
     .batch_copy = sp_avx512_batch_copy,
 };

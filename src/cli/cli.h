@@ -13,6 +13,20 @@
 int sp_cmd_impls(int argc, char **argv);
 int sp_cmd_check(int argc, char **argv);
 int sp_cmd_ctl(int argc, char **argv);
+int sp_cmd_parse_pcap(int argc, char **argv);
+
+/* The options every command that takes options accepts, for its getopt
+ * table; sp_cli_common_option() applies one at once. */
+enum { SP_OPT_IMPL = 0x100, SP_OPT_MAX_SIMD };
+#define SP_CLI_COMMON_OPTIONS                                \
+    {"impl", required_argument, NULL, SP_OPT_IMPL},          \
+    {                                                        \
+        "max-simd", required_argument, NULL, SP_OPT_MAX_SIMD \
+    }
+
+/* Applies option 'opt' if it is a common one: returns 1 if it was, 0 if it
+ * is not a common option, -1 after reporting a bad value. */
+int sp_cli_common_option(int opt, const char *arg);
 
 /* Reports "simdpath: <context>: <message>" on stderr. */
 void sp_cli_error(const char *context, const char *fmt, ...)

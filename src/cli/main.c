@@ -25,6 +25,11 @@ static const char usage_text[] =
     "  ctl [--socket PATH] COMMAND [ARG]...\n"
     "                   send a command to a running simdpath ('simdpath ctl\n"
     "                   help' lists them)\n"
+    "  parse-pcap FILE [--impl SPEC] [--max-simd BITS]\n"
+    "                   parse every packet of an Ethernet pcap file and\n"
+    "                   print its flow key in flow rule syntax and the parse\n"
+    "                   status; with --impl autovalidate (or mfex=...) exit\n"
+    "                   1 if a variant disagrees with scalar\n"
     "  help             show this help\n"
     "\n"
     "Options:\n"
@@ -35,6 +40,8 @@ static const char usage_text[] =
     "                       SIMDPATH_IMPL)\n"
     "      --max-simd BITS  never use vectors wider than BITS (128, 256 or\n"
     "                       512)\n"
+    "                       (--impl and --max-simd are also accepted after\n"
+    "                       parse-pcap, and apply after these)\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
@@ -50,7 +57,8 @@ static const char usage_text[] =
     "  simdpath impls\n"
     "  simdpath --impl avx2 impls\n"
     "  simdpath --impl hash=scalar,batch_copy=autovalidate impls\n"
-    "  SIMDPATH_IMPL=autovalidate simdpath check\n";
+    "  SIMDPATH_IMPL=autovalidate simdpath check\n"
+    "  simdpath parse-pcap capture.pcap --impl autovalidate\n";
 
 void
 sp_cli_error(const char *context, const char *fmt, ...)
@@ -83,6 +91,45 @@ parse_max_simd(const char *text, unsigned *bits)
     return 0;
 }
 
+static int
+apply_max_simd(unsigned bits)
+{
+    struct sp_err err;
+
+    if (sp_dispatch_set_max_simd(bits, &err)) {
+        sp_cli_error("--max-simd", "%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+apply_impl(const char *context, const char *spec)
+{
+    struct sp_err err;
+
+    if (sp_dispatch_set_impl(spec, &err)) {
+        sp_cli_error(context, "%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+int
+sp_cli_common_option(int opt, const char *arg)
+{
+    unsigned bits;
+
+    switch (opt) {
+    case SP_OPT_IMPL:
+        return apply_impl("--impl", arg) ? -1 : 1;
+    case SP_OPT_MAX_SIMD:
+        return parse_max_simd(arg, &bits) || apply_max_simd(bits) ? -1 : 1;
+    default:
+        return 0;
+    }
+}
+
 struct command {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -92,14 +139,14 @@ static const struct command commands[] = {
     {"impls", sp_cmd_impls},
     {"check", sp_cmd_check},
     {"ctl", sp_cmd_ctl},
+    {"parse-pcap", sp_cmd_parse_pcap},
 };
 
 int
 main(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"impl", required_argument, NULL, 'i'},
-        {"max-simd", required_argument, NULL, 'm'},
+        SP_CLI_COMMON_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -107,16 +154,15 @@ main(int argc, char **argv)
     const char *impl = NULL;
     const char *env = getenv("SIMDPATH_IMPL");
     unsigned max_simd = 0;
-    struct sp_err err;
     int opt;
 
     /* '+': options end at the command, which parses its own. */
     while ((opt = getopt_long(argc, argv, "+hV", options, NULL)) != -1) {
         switch (opt) {
-        case 'i':
+        case SP_OPT_IMPL:
             impl = optarg;
             break;
-        case 'm':
+        case SP_OPT_MAX_SIMD:
             if (parse_max_simd(optarg, &max_simd)) {
                 return SP_EXIT_USAGE;
             }
@@ -142,16 +188,9 @@ main(int argc, char **argv)
         fputs(usage_text, stdout);
         return SP_EXIT_OK;
     }
-    if (max_simd && sp_dispatch_set_max_simd(max_simd, &err)) {
-        sp_cli_error("--max-simd", "%s", err.msg);
-        return SP_EXIT_USAGE;
-    }
-    if (env && sp_dispatch_set_impl(env, &err)) {
-        sp_cli_error("SIMDPATH_IMPL", "%s", err.msg);
-        return SP_EXIT_USAGE;
-    }
-    if (impl && sp_dispatch_set_impl(impl, &err)) {
-        sp_cli_error("--impl", "%s", err.msg);
+    if ((max_simd && apply_max_simd(max_simd)) ||
+        (env && apply_impl("SIMDPATH_IMPL", env)) ||
+        (impl && apply_impl("--impl", impl))) {
         return SP_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
@@ -161,6 +200,6 @@ main(int argc, char **argv)
         }
     }
     sp_cli_error(argv[optind], "unknown command; commands: impls, check, "
-                               "help");
+                               "parse-pcap, help");
     return SP_EXIT_USAGE;
 }

@@ -144,6 +144,66 @@ mismatch(enum sp_kernel_id k, unsigned vi, uint32_t item,
     log_fn(text, log_ctx);
 }
 
+/* The metadata mfex writes, for comparing and reporting. */
+struct mfex_meta {
+    uint16_t l3_ofs, l4_ofs, status;
+};
+
+static struct mfex_meta
+mfex_meta(const struct sp_packet *pkt)
+{
+    return (struct mfex_meta){pkt->l3_ofs, pkt->l4_ofs, pkt->status};
+}
+
+/* Each variant parses private copies of the packet structs (same bytes:
+ * mfex never writes them) into private keys, starting from the metadata
+ * the caller passed in, so it sees exactly what scalar saw. */
+static void
+autovalidate_mfex(struct sp_packet *const *pkts, uint32_t n,
+                  struct sp_flow_key *keys)
+{
+    struct sp_packet before[SP_BATCH_MAX];
+    struct candidates c;
+
+    for (uint32_t i = 0; i < n; i++) {
+        before[i] = *pkts[i];
+    }
+    reference()->mfex(pkts, n, keys);
+    find_candidates(SP_KERNEL_mfex, &c);
+    for (unsigned v = 0; v < c.count; v++) {
+        struct sp_packet copies[SP_BATCH_MAX];
+        struct sp_packet *ptrs[SP_BATCH_MAX];
+        struct sp_flow_key got[SP_BATCH_MAX];
+        uint32_t i = 0;
+
+        count_check(SP_KERNEL_mfex, c.index[v]);
+        for (uint32_t j = 0; j < n; j++) {
+            copies[j] = before[j];
+            ptrs[j] = &copies[j];
+        }
+        c.kernels[v]->mfex(ptrs, n, got);
+        while (i < n && !memcmp(&got[i], &keys[i], sizeof got[i]) &&
+               copies[i].l3_ofs == pkts[i]->l3_ofs &&
+               copies[i].l4_ofs == pkts[i]->l4_ofs &&
+               copies[i].status == pkts[i]->status) {
+            i++;
+        }
+        if (i < n) {
+            struct mfex_meta want = mfex_meta(pkts[i]);
+            struct mfex_meta have = mfex_meta(&copies[i]);
+            const struct blob blobs[] = {
+                {"packet", pkts[i]->data, pkts[i]->len},
+                {"scalar key", &keys[i], sizeof keys[i]},
+                {"variant key", &got[i], sizeof got[i]},
+                {"scalar l3_ofs, l4_ofs, status", &want, sizeof want},
+                {"variant l3_ofs, l4_ofs, status", &have, sizeof have},
+            };
+
+            mismatch(SP_KERNEL_mfex, c.index[v], i, blobs, 5);
+        }
+    }
+}
+
 static void
 autovalidate_hash(const struct sp_flow_key *keys,
                   const struct sp_flow_key *mask, uint32_t n, uint32_t *hashes)
@@ -209,6 +269,7 @@ autovalidate_batch_copy(void **dst, void *const *src, uint32_t n,
 }
 
 const struct sp_kernel_table sp_autovalidate_kernels = {
+    .mfex = autovalidate_mfex,
     .hash = autovalidate_hash,
     .batch_copy = autovalidate_batch_copy,
 };

@@ -39,8 +39,8 @@ static const struct sp_variant builtin_variants[] = {
 
 /* Every variant name simdpath has on some architecture, so that a name
  * from another build is "not compiled" rather than "unknown". */
-static const char *const all_isa_names[] = {"scalar", "avx2", "avx512", "neon",
-                                            "sve"};
+static const char *const all_isa_names[] = {"scalar",     "avx2", "avx512",
+                                            "avx512vbmi", "neon", "sve"};
 
 const char *
 sp_isa_name(unsigned index)

@@ -2,6 +2,7 @@
 #include "isa.h"
 
 const struct sp_kernel_table sp_neon_kernels = {
+    .mfex = sp_neon_mfex,
     .hash = sp_neon_hash,
     .batch_copy = sp_neon_batch_copy,
 };

@@ -2,6 +2,7 @@
 #include "isa.h"
 
 const struct sp_kernel_table sp_scalar_kernels = {
+    .mfex = sp_scalar_mfex,
     .hash = sp_scalar_hash,
     .batch_copy = sp_scalar_batch_copy,
 };

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Cycles per packet of miniflow extract for every variant this CPU runs,
+ * per packet shape and for mixed traffic, each as a ratio to scalar from
+ * the same run. Each case cycles through BATCHES batches of 32 different
+ * packets, so the branch predictors cannot learn one batch by heart.
+ * Usage: bench_mfex [SAMPLES]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "benchlib.h"
+#include "simdpath/dispatch.h"
+#include "simdpath/pktgen.h"
+
+#define BATCHES 16
+#define PACKETS (BATCHES * SP_BATCH_MAX)
+
+struct mfex_case {
+    sp_mfex_fn *fn;
+    unsigned next; /* batch of the next call */
+    uint8_t bytes[PACKETS][SP_PKTGEN_MAX];
+    struct sp_packet pkts[PACKETS];
+    struct sp_packet *ptrs[PACKETS];
+    struct sp_flow_key keys[SP_BATCH_MAX];
+};
+
+/* One batch per call: BATCHES calls process PACKETS packets. */
+static void
+run_mfex(void *ctx)
+{
+    struct mfex_case *c = ctx;
+
+    c->fn(c->ptrs + c->next * SP_BATCH_MAX, SP_BATCH_MAX, c->keys);
+    c->next = (c->next + 1) % BATCHES;
+    __asm__ volatile("" ::"r"(c->keys) : "memory");
+}
+
+/* Mixed traffic: mostly the profile shapes, one packet in four of any
+ * other shape. */
+static enum sp_pktgen_shape
+mixed_shape(struct sp_random *rng)
+{
+    return sp_random_below(rng, 4)
+               ? sp_random_below(rng, SP_PKTGEN_PROFILE_SHAPES)
+               : sp_random_below(rng, SP_PKTGEN_SHAPE_COUNT);
+}
+
+static void
+fill(struct mfex_case *c, int shape, struct sp_random *rng)
+{
+    for (unsigned i = 0; i < PACKETS; i++) {
+        enum sp_pktgen_shape s =
+            shape < 0 ? mixed_shape(rng) : (enum sp_pktgen_shape)shape;
+
+        c->pkts[i] = (struct sp_packet){
+            .data = c->bytes[i],
+            .len = (uint32_t)sp_pktgen(s, rng, c->bytes[i]),
+            .in_port = (uint16_t)i,
+        };
+        c->ptrs[i] = &c->pkts[i];
+    }
+}
+
+int
+main(int argc, char **argv)
+{
+    unsigned samples = argc > 1 ? (unsigned)atoi(argv[1]) : 31;
+    static struct mfex_case mc;
+    struct sp_random rng = {1};
+
+    if (samples < 3) {
+        samples = 3;
+    }
+    printf("TSC %.3f ticks/ns; median of %u samples; ratio = scalar "
+           "ticks / variant ticks (same run)\n",
+           sp_ticks_per_ns(), samples);
+    printf("%-36s %-10s %11s %9s %9s\n", "shape", "variant", "ticks/pkt",
+           "ns/pkt", "vs scalar");
+    for (int shape = -1; shape < SP_PKTGEN_SHAPE_COUNT; shape++) {
+        double scalar = 0;
+
+        fill(&mc, shape, &rng);
+        for (unsigned i = 0; i < sp_variant_count(); i++) {
+            const struct sp_variant *v = sp_variant_get(i);
+            double t, per;
+
+            if (!sp_variant_allowed(v) ||
+                sp_variant_provider(v, SP_KERNEL_mfex) != v) {
+                continue;
+            }
+            mc.fn = v->kernels->mfex;
+            t = sp_bench_median(run_mfex, &mc, 50 * BATCHES, samples);
+            scalar = i ? scalar : t;
+            per = t / SP_BATCH_MAX;
+            printf("%-36s %-10s %11.2f %9.2f %8.2fx\n",
+                   shape < 0 ? "mixed (3/4 profile shapes)"
+                             : sp_pktgen_shape_name(shape),
+                   v->name, per, per / sp_ticks_per_ns(), scalar / t);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Miniflow extract with AVX2 profiles (see mfex_profile.h). pshufb only
+ * shuffles within 16-byte lanes, so the 80-byte window is five 16-byte
+ * chunks: each is broadcast to both lanes and shuffled with the profile's
+ * control for that chunk (mfex_profile.h), and the results are ORed. The
+ * window is loaded without reading past the packet: whole chunks directly, the
+ * chunk the packet ends in as the packet's last 16 bytes shifted down (no
+ * vpmaskmov, whose fault suppression qemu and valgrind do not honour).
+ */
+#include <immintrin.h>
+
+#include "isa.h"
+#include "mfex_profile.h"
+
+#define CHUNKS (SP_MFEX_WINDOW / 16)
+
+/* Chunk c of the packet (bytes 16c..16c+15); bytes past len are zero.
+ * len >= 16. */
+static inline __m128i
+load_chunk(const uint8_t *p, uint32_t len, uint32_t c)
+{
+    uint32_t start = 16 * c;
+
+    if (start + 16 <= len) {
+        return _mm_loadu_si128((const __m128i *)(p + start));
+    }
+    if (start >= len) {
+        return _mm_setzero_si128();
+    }
+    return _mm_shuffle_epi8(
+        _mm_loadu_si128((const __m128i *)(p + len - 16)),
+        _mm_loadu_si128(
+            (const __m128i *)(sp_mfex_shift_down + (start + 16 - len))));
+}
+
+static inline bool
+probe_matches(const struct sp_mfex_profile *prof, const uint8_t *win)
+{
+    __m256i w0 = _mm256_loadu_si256((const __m256i *)win);
+    __m256i w1 = _mm256_loadu_si256((const __m256i *)(win + 32));
+    __m256i m0 = _mm256_load_si256((const __m256i *)prof->probe_mask);
+    __m256i m1 = _mm256_load_si256((const __m256i *)(prof->probe_mask + 32));
+    __m256i v0 = _mm256_load_si256((const __m256i *)prof->probe_value);
+    __m256i v1 = _mm256_load_si256((const __m256i *)(prof->probe_value + 32));
+    __m256i eq =
+        _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(w0, m0), v0),
+                         _mm256_cmpeq_epi8(_mm256_and_si256(w1, m1), v1));
+
+    return _mm256_movemask_epi8(eq) == -1;
+}
+
+/* 32 key bytes from the shuffles, keep and set at 'half' (0 or 32). */
+static inline __m256i
+build_half(const struct sp_mfex_profile *prof, const uint8_t *win,
+           unsigned half)
+{
+    __m256i key = _mm256_setzero_si256();
+
+    for (uint32_t c = 0; c < CHUNKS; c++) {
+        __m256i chunk = _mm256_broadcastsi128_si256(
+            _mm_loadu_si128((const __m128i *)(win + 16 * c)));
+        __m256i ctrl =
+            _mm256_load_si256((const __m256i *)(prof->shuffle[c] + half));
+
+        key = _mm256_or_si256(key, _mm256_shuffle_epi8(chunk, ctrl));
+    }
+    key = _mm256_and_si256(
+        key, _mm256_load_si256((const __m256i *)(prof->keep + half)));
+    return _mm256_or_si256(
+        key, _mm256_load_si256((const __m256i *)(prof->set + half)));
+}
+
+void
+sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
+             struct sp_flow_key *keys)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct sp_packet *pkt = pkts[i];
+        const uint8_t *p = pkt->data;
+        const uint8_t *win = p; /* SP_MFEX_WINDOW readable bytes */
+        uint32_t len = pkt->len;
+        uint8_t copy[SP_MFEX_WINDOW] __attribute__((aligned(16)));
+        const struct sp_mfex_profile *prof;
+
+        if (len < SP_MFEX_MIN_LEN) {
+            sp_scalar_mfex_packet(pkt, &keys[i]);
+            continue;
+        }
+        if (len < SP_MFEX_WINDOW) {
+            for (uint32_t c = 0; c < CHUNKS; c++) {
+                _mm_store_si128((__m128i *)(copy + 16 * c),
+                                load_chunk(p, len, c));
+            }
+            win = copy;
+        }
+        prof = &sp_mfex_profiles[sp_mfex_profile_guess(p)];
+        if (len < prof->min_len || !probe_matches(prof, win) ||
+            !sp_mfex_profile_lengths_ok(prof, p, len)) {
+            sp_scalar_mfex_packet(pkt, &keys[i]);
+            continue;
+        }
+        _mm256_storeu_si256((__m256i *)&keys[i], build_half(prof, win, 0));
+        _mm256_storeu_si256((__m256i *)&keys[i] + 1,
+                            build_half(prof, win, 32));
+        sp_mfex_profile_finish(prof, pkt, &keys[i]);
+    }
+}

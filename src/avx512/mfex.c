@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Miniflow extract with AVX-512 profiles (see mfex_profile.h). The first
+ * 80 bytes of a packet are loaded with masked loads, which never touch a
+ * byte past its end; each profile's probe is one masked compare; the key
+ * is one two-register byte permute, one AND/OR (vpternlog) and one store.
+ *
+ * This file is built twice: plain (AVX-512 F/BW/VL/DQ) as sp_avx512_mfex,
+ * which emulates the byte permute with two vpermi2w word permutes and
+ * masked shifts, and with -mavx512vbmi as sp_avx512vbmi_mfex, which uses
+ * vpermi2b.
+ */
+#include <immintrin.h>
+
+#include "isa.h"
+#include "mfex_profile.h"
+
+#ifdef __AVX512VBMI__
+#define MFEX_FN sp_avx512vbmi_mfex
+#else
+#define MFEX_FN sp_avx512_mfex
+#endif
+
+/* key byte j = packet byte perm[j], from lo (bytes 0-63) and hi (64-127). */
+static inline __m512i
+permute_bytes(__m512i lo, __m512i hi, __m512i perm)
+{
+#ifdef __AVX512VBMI__
+    return _mm512_permutex2var_epi8(lo, perm, hi);
+#else
+    /* Each 16-bit lane k gathers the word holding packet byte perm[2k]
+     * (even) and the one holding perm[2k+1] (odd), shifts the wanted byte
+     * into place, and the two are merged byte by byte. */
+    const __m512i low_byte = _mm512_set1_epi16(0x00ff);
+    __m512i even_idx = _mm512_srli_epi16(_mm512_and_si512(perm, low_byte), 1);
+    __m512i odd_idx = _mm512_srli_epi16(perm, 9);
+    __m512i even = _mm512_permutex2var_epi16(lo, even_idx, hi);
+    __m512i odd = _mm512_permutex2var_epi16(lo, odd_idx, hi);
+    __mmask32 even_from_high =
+        _mm512_test_epi16_mask(perm, _mm512_set1_epi16(0x0001));
+    __mmask32 odd_from_low =
+        _mm512_testn_epi16_mask(perm, _mm512_set1_epi16(0x0100));
+
+    even = _mm512_mask_srli_epi16(even, even_from_high, even, 8);
+    odd = _mm512_mask_slli_epi16(odd, odd_from_low, odd, 8);
+    return _mm512_mask_blend_epi8(UINT64_C(0xaaaaaaaaaaaaaaaa), even, odd);
+#endif
+}
+
+/* Bits of the first n bytes, n <= 64. */
+static inline __mmask64
+first_bytes(uint32_t n)
+{
+    return n >= 64 ? ~UINT64_C(0) : _bzhi_u64(~UINT64_C(0), n);
+}
+
+void
+MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct sp_packet *pkt = pkts[i];
+        const uint8_t *p = pkt->data;
+        uint32_t len = pkt->len;
+        const struct sp_mfex_profile *prof;
+        __m512i lo, hi, key;
+
+        if (len < SP_MFEX_MIN_LEN) {
+            sp_scalar_mfex_packet(pkt, &keys[i]);
+            continue;
+        }
+        lo = _mm512_maskz_loadu_epi8(first_bytes(len), p);
+        hi = len > 64 ? _mm512_maskz_loadu_epi8(
+                            first_bytes(len - 64 < SP_MFEX_WINDOW - 64
+                                            ? len - 64
+                                            : SP_MFEX_WINDOW - 64),
+                            p + 64)
+                      : _mm512_setzero_si512();
+        prof = &sp_mfex_profiles[sp_mfex_profile_guess(p)];
+        if (len < prof->min_len ||
+            _mm512_cmpneq_epi8_mask(
+                _mm512_and_si512(lo, _mm512_load_si512(prof->probe_mask)),
+                _mm512_load_si512(prof->probe_value)) ||
+            !sp_mfex_profile_lengths_ok(prof, p, len)) {
+            sp_scalar_mfex_packet(pkt, &keys[i]);
+            continue;
+        }
+        key = permute_bytes(lo, hi, _mm512_load_si512(prof->perm));
+
+        /* (key & keep) | set */
+        key = _mm512_ternarylogic_epi64(key, _mm512_load_si512(prof->keep),
+                                        _mm512_load_si512(prof->set), 0xea);
+        _mm512_storeu_si512(&keys[i], key);
+        sp_mfex_profile_finish(prof, pkt, &keys[i]);
+    }
+}

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "simdpath/flow_format.h"
+
+#define ETH_TYPE_IPV4 0x0800
+#define ETH_TYPE_ARP  0x0806
+#define ETH_TYPE_IPV6 0x86dd
+
+struct out {
+    char *buf;
+    size_t size;
+    size_t len; /* of the whole text, even past size */
+};
+
+static void __attribute__((format(printf, 2, 3)))
+put(struct out *o, const char *fmt, ...)
+{
+    va_list args;
+    size_t room = o->len < o->size ? o->size - o->len : 0;
+    int n;
+
+    va_start(args, fmt);
+    n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, args);
+    va_end(args);
+    o->len += n > 0 ? (size_t)n : 0;
+}
+
+/* "," before every item but the first. */
+static void
+field(struct out *o, const char *name)
+{
+    put(o, "%s%s=", o->len ? "," : "", name);
+}
+
+static bool
+all_ones(const uint8_t *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] != 0xff) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool
+any_set(const uint8_t *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (p[i]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The number of leading one bits if the mask is a prefix, else -1. */
+static int
+prefix_len(const uint8_t *mask, size_t len)
+{
+    size_t bits = 0;
+
+    while (bits < len * 8 && mask[bits / 8] & (0x80 >> bits % 8)) {
+        bits++;
+    }
+    for (size_t b = bits; b < len * 8; b++) {
+        if (mask[b / 8] & (0x80 >> b % 8)) {
+            return -1;
+        }
+    }
+    return (int)bits;
+}
+
+static uint16_t
+get16(const void *p)
+{
+    uint16_t v;
+
+    memcpy(&v, p, 2);
+    return ntohs(v);
+}
+
+/* Which key fields to write, and with what mask: the caller's, or for an
+ * exact key all ones over the fields the key's type and protocol give. */
+struct view {
+    const struct sp_flow_key *key;
+    struct sp_flow_key mask;
+    bool exact;
+};
+
+static void
+put_mac(struct out *o, const char *name, const uint8_t *v, const uint8_t *m)
+{
+    field(o, name);
+    put(o, "%02x:%02x:%02x:%02x:%02x:%02x", v[0], v[1], v[2], v[3], v[4],
+        v[5]);
+    if (!all_ones(m, 6)) {
+        put(o, "/%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4],
+            m[5]);
+    }
+}
+
+static void
+put_ipv4(struct out *o, const char *name, const uint8_t *v, const uint8_t *m)
+{
+    int prefix = prefix_len(m, 4);
+
+    field(o, name);
+    put(o, "%u.%u.%u.%u", v[0], v[1], v[2], v[3]);
+    if (prefix < 0) {
+        put(o, "/%u.%u.%u.%u", m[0], m[1], m[2], m[3]);
+    } else if (prefix < 32) {
+        put(o, "/%d", prefix);
+    }
+}
+
+static void
+put_ipv6(struct out *o, const char *name, const uint8_t *v, const uint8_t *m)
+{
+    char text[INET6_ADDRSTRLEN];
+    int prefix = prefix_len(m, 16);
+
+    field(o, name);
+    inet_ntop(AF_INET6, v, text, sizeof text);
+    put(o, "%s", text);
+    if (prefix < 0) {
+        inet_ntop(AF_INET6, m, text, sizeof text);
+        put(o, "/%s", text);
+    } else if (prefix < 128) {
+        put(o, "/%d", prefix);
+    }
+}
+
+/* A number, "/0xMASK" when the mask does not cover 'full'. */
+static void
+put_num(struct out *o, const char *name, const char *fmt, unsigned v,
+        unsigned m, unsigned full)
+{
+    field(o, name);
+    put(o, fmt, v);
+    if ((m & full) != full) {
+        put(o, "/0x%x", m);
+    }
+}
+
+static void
+put_frag(struct out *o, uint8_t v, uint8_t m)
+{
+    static const char *const names[4][4] = {
+        /* by mask, then value */
+        [SP_FRAG_ANY] = {"no", "yes", "no", "yes"},
+        [SP_FRAG_LATER] = {"not_later", "not_later", "later", "later"},
+        [SP_FRAG_ANY | SP_FRAG_LATER] = {"no", "first", "later", "later"},
+    };
+
+    m &= SP_FRAG_ANY | SP_FRAG_LATER;
+    if (m) {
+        field(o, "ip_frag");
+        put(o, "%s", names[m][v & m]);
+    }
+}
+
+/* The exact mask of a key: the fields its type and protocol give it. */
+static void
+exact_mask(const struct sp_flow_key *key, struct sp_flow_key *mask)
+{
+    uint16_t type = get16(&key->dl_type);
+    bool l4 = !(key->nw_frag & SP_FRAG_LATER);
+
+    memset(mask, 0, sizeof *mask);
+    memset(mask->bytes, 0xff, SP_KEY_OFS(in_port) + 2);
+    if (type == ETH_TYPE_ARP) {
+        mask->nw_proto = 0xff;
+        memset(mask->nw_src, 0xff, SP_ARP_HA_OFS + SP_ETH_ADDR_LEN);
+        memset(mask->nw_dst, 0xff, SP_ARP_HA_OFS + SP_ETH_ADDR_LEN);
+        return;
+    }
+    if (type != ETH_TYPE_IPV4 && type != ETH_TYPE_IPV6) {
+        return;
+    }
+    mask->nw_proto = mask->nw_tos = mask->nw_ttl = mask->nw_frag = 0xff;
+    if (type == ETH_TYPE_IPV4) {
+        memset(mask->nw_src, 0xff, 4);
+        memset(mask->nw_dst, 0xff, 4);
+    } else {
+        memset(mask->nw_src, 0xff, 32);
+        mask->ipv6_label = htonl(0xfffff);
+    }
+    switch (key->nw_proto) {
+    case 6:
+        mask->tcp_flags = htons(0x0fff);
+        /* fall through */
+    case 17:
+    case 132:
+        if (l4) {
+            mask->tp_src = mask->tp_dst = 0xffff;
+        }
+        break;
+    case 1:
+    case 58:
+        if (l4 && (key->nw_proto == 1) == (type == ETH_TYPE_IPV4)) {
+            mask->tp_src = mask->tp_dst = htons(0xff);
+        }
+        break;
+    default:
+        break;
+    }
+    if (!l4) {
+        mask->tcp_flags = 0;
+    }
+}
+
+/* "tcp", "udp6", "arp", ... when the type (and protocol) are exact. */
+static const char *
+shorthand(const struct sp_flow_key *k, const struct sp_flow_key *m,
+          bool *has_proto)
+{
+    static const struct {
+        uint8_t proto;
+        const char *v4, *v6;
+    } protos[] = {
+        {6, "tcp", "tcp6"}, {17, "udp", "udp6"}, {132, "sctp", "sctp6"},
+        {1, "icmp", NULL},  {58, NULL, "icmp6"},
+    };
+    uint16_t type = get16(&k->dl_type);
+    bool v6 = type == ETH_TYPE_IPV6;
+
+    *has_proto = false;
+    if (m->dl_type != 0xffff) {
+        return NULL;
+    }
+    if (type == ETH_TYPE_ARP) {
+        return "arp";
+    }
+    if (type != ETH_TYPE_IPV4 && !v6) {
+        return NULL;
+    }
+    for (size_t i = 0;
+         m->nw_proto == 0xff && i < sizeof protos / sizeof *protos; i++) {
+        const char *name = v6 ? protos[i].v6 : protos[i].v4;
+
+        if (protos[i].proto == k->nw_proto && name) {
+            *has_proto = true;
+            return name;
+        }
+    }
+    return v6 ? "ipv6" : "ip";
+}
+
+static void
+put_l3(struct out *o, const struct sp_flow_key *k, const struct sp_flow_key *m,
+       bool has_proto)
+{
+    uint16_t type = get16(&k->dl_type);
+
+    if (type == ETH_TYPE_IPV6) {
+        if (any_set(m->nw_src, 16)) {
+            put_ipv6(o, "ipv6_src", k->nw_src, m->nw_src);
+        }
+        if (any_set(m->nw_dst, 16)) {
+            put_ipv6(o, "ipv6_dst", k->nw_dst, m->nw_dst);
+        }
+        if (m->ipv6_label) {
+            put_num(o, "ipv6_label", "0x%05x", ntohl(k->ipv6_label),
+                    ntohl(m->ipv6_label), 0xfffff);
+        }
+    } else if (type != ETH_TYPE_ARP) {
+        if (any_set(m->nw_src, 4)) {
+            put_ipv4(o, "nw_src", k->nw_src, m->nw_src);
+        }
+        if (any_set(m->nw_dst, 4)) {
+            put_ipv4(o, "nw_dst", k->nw_dst, m->nw_dst);
+        }
+    }
+    if (m->nw_proto && !has_proto && type != ETH_TYPE_ARP) {
+        put_num(o, "nw_proto", "%u", k->nw_proto, m->nw_proto, 0xff);
+    }
+    if (m->nw_tos & 0xfc) {
+        put_num(o, "nw_tos", "%u", k->nw_tos & 0xfcu, m->nw_tos & 0xfcu, 0xfc);
+    }
+    if (m->nw_tos & 0x03) {
+        put_num(o, "nw_ecn", "%u", k->nw_tos & 0x03u, m->nw_tos & 0x03u, 3);
+    }
+    if (m->nw_ttl) {
+        put_num(o, "nw_ttl", "%u", k->nw_ttl, m->nw_ttl, 0xff);
+    }
+    put_frag(o, k->nw_frag, m->nw_frag);
+}
+
+static void
+put_l4(struct out *o, const struct sp_flow_key *k, const struct sp_flow_key *m)
+{
+    bool icmp = k->nw_proto == 1 || k->nw_proto == 58;
+
+    if (m->tp_src) {
+        put_num(o, icmp ? "icmp_type" : "tp_src", "%u", get16(&k->tp_src),
+                get16(&m->tp_src), icmp ? 0xff : 0xffff);
+    }
+    if (m->tp_dst) {
+        put_num(o, icmp ? "icmp_code" : "tp_dst", "%u", get16(&k->tp_dst),
+                get16(&m->tp_dst), icmp ? 0xff : 0xffff);
+    }
+    if (m->tcp_flags) {
+        put_num(o, "tcp_flags", "0x%03x", get16(&k->tcp_flags),
+                get16(&m->tcp_flags), 0x0fff);
+    }
+}
+
+static void
+put_arp(struct out *o, const struct sp_flow_key *k,
+        const struct sp_flow_key *m)
+{
+    const uint8_t *sha = k->nw_src + SP_ARP_HA_OFS;
+    const uint8_t *tha = k->nw_dst + SP_ARP_HA_OFS;
+
+    if (m->nw_proto) {
+        put_num(o, "arp_op", "%u", k->nw_proto, m->nw_proto, 0xff);
+    }
+    if (any_set(m->nw_src, 4)) {
+        put_ipv4(o, "arp_spa", k->nw_src, m->nw_src);
+    }
+    if (any_set(m->nw_dst, 4)) {
+        put_ipv4(o, "arp_tpa", k->nw_dst, m->nw_dst);
+    }
+    if (any_set(m->nw_src + SP_ARP_HA_OFS, SP_ETH_ADDR_LEN)) {
+        put_mac(o, "arp_sha", sha, m->nw_src + SP_ARP_HA_OFS);
+    }
+    if (any_set(m->nw_dst + SP_ARP_HA_OFS, SP_ETH_ADDR_LEN)) {
+        put_mac(o, "arp_tha", tha, m->nw_dst + SP_ARP_HA_OFS);
+    }
+}
+
+int
+sp_flow_format(const struct sp_flow_key *key, const struct sp_flow_key *mask,
+               char *buf, size_t size)
+{
+    struct out o = {buf, size, 0};
+    struct sp_flow_key exact;
+    const struct sp_flow_key *m = mask;
+    const char *short_name;
+    bool has_proto;
+
+    if (!m) {
+        exact_mask(key, &exact);
+        m = &exact;
+    }
+    if (size) {
+        buf[0] = '\0';
+    }
+    short_name = shorthand(key, m, &has_proto);
+    if (short_name) {
+        put(&o, "%s", short_name);
+    }
+    if (m->in_port) {
+        put_num(&o, "in_port", "%u", key->in_port, m->in_port, 0xffff);
+    }
+    if (any_set(m->dl_src, 6)) {
+        put_mac(&o, "dl_src", key->dl_src, m->dl_src);
+    }
+    if (any_set(m->dl_dst, 6)) {
+        put_mac(&o, "dl_dst", key->dl_dst, m->dl_dst);
+    }
+    if (m->dl_type && !short_name) {
+        put_num(&o, "dl_type", "0x%04x", get16(&key->dl_type),
+                get16(&m->dl_type), 0xffff);
+    }
+    if (m->vlan_tci) {
+        field(&o, "vlan_tci");
+        put(&o, "0x%04x", get16(&key->vlan_tci));
+        if (m->vlan_tci != 0xffff) {
+            put(&o, "/0x%04x", get16(&m->vlan_tci));
+        }
+    }
+    if (get16(&key->dl_type) == ETH_TYPE_ARP) {
+        put_arp(&o, key, m);
+    } else {
+        put_l3(&o, key, m, has_proto);
+        put_l4(&o, key, m);
+    }
+    return (int)o.len;
+}

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Miniflow extract: known answers for the scalar parser, then every variant
+ * against scalar on generated packets of every shape, each one truncated at
+ * every length, with bogus lengths, every IHL and TCP data offset, random
+ * byte flips, and random bytes.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "mfexcheck.h"
+#include "simdpath/mfex.h"
+#include "simdpath/pktgen.h"
+
+#define ROUNDS_PER_SHAPE 200
+
+/* Parses hex digits (spaces ignored) into out; returns the byte count. */
+static uint32_t
+from_hex(const char *text, uint8_t *out)
+{
+    uint32_t n = 0;
+    unsigned v;
+
+    while (*text) {
+        if (*text == ' ') {
+            text++;
+            continue;
+        }
+        assert_int_equal(sscanf(text, "%2x", &v), 1);
+        out[n++] = (uint8_t)v;
+        text += 2;
+    }
+    return n;
+}
+
+/* Scalar on one packet given in hex. */
+static struct sp_flow_key
+parse_hex(const char *text, struct sp_packet *pkt)
+{
+    static uint8_t bytes[256];
+    struct sp_packet *ptr = pkt;
+    struct sp_flow_key key;
+
+    *pkt = (struct sp_packet){.data = bytes, .in_port = 7};
+    pkt->len = from_hex(text, bytes);
+    sp_variant_get(0)->kernels->mfex(&ptr, 1, &key);
+    return key;
+}
+
+static void
+assert_bytes(const void *got, const char *want_hex)
+{
+    uint8_t want[64];
+    uint32_t n = from_hex(want_hex, want);
+
+    assert_memory_equal(got, want, n);
+}
+
+static void
+assert_meta(const struct sp_packet *pkt, uint16_t status, uint16_t l3_ofs,
+            uint16_t l4_ofs)
+{
+    assert_int_equal(pkt->status, status);
+    assert_int_equal(pkt->l3_ofs, l3_ofs);
+    assert_int_equal(pkt->l4_ofs, l4_ofs);
+}
+
+#define ETH_UNTAGGED "001122334455 66778899aabb"
+#define IPV4_UDP_HDR                                   \
+    "4500 0024 1234 0000 40 11 0000 0a000001 c0a80102" \
+    " 04d2 0035 0010 0000 deadbeefcafef00d"
+
+static void
+test_known_ipv4_udp(void **state)
+{
+    (void)state;
+    struct sp_packet pkt;
+    /* Padded to 60 bytes: the padding is not UDP payload. */
+    struct sp_flow_key key =
+        parse_hex(ETH_UNTAGGED "0800" IPV4_UDP_HDR "000000000000", &pkt);
+
+    assert_meta(&pkt, SP_MFEX_OK, 14, 34);
+    assert_bytes(key.bytes,
+                 "001122334455 66778899aabb 0800 0000 0700 0000 11 00 40 00"
+                 " 0a000001 000000000000000000000000"
+                 " c0a80102 000000000000000000000000"
+                 " 00000000 04d2 0035");
+}
+
+static void
+test_known_vlan_tcp(void **state)
+{
+    (void)state;
+    struct sp_packet pkt;
+    /* PCP 7, VID 100; TCP flags SYN+ACK with the NS bit (0x112). */
+    struct sp_flow_key key = parse_hex(
+        ETH_UNTAGGED "8100 e064 0800"
+                     "45b8 0028 0000 4000 3f 06 0000 0a000001 0a000002"
+                     " 0050 c000 00000001 00000000 5112 ffff 0000 0000",
+        &pkt);
+
+    assert_meta(&pkt, SP_MFEX_OK, 18, 38);
+    assert_bytes(&key.dl_type, "0800 f064 0700 0112 06 b8 3f 00");
+    assert_bytes(&key.tp_src, "0050 c000");
+}
+
+static void
+test_known_qinq(void **state)
+{
+    (void)state;
+    struct sp_packet pkt;
+    struct sp_flow_key key =
+        parse_hex(ETH_UNTAGGED "88a8 0005 8100 0007 0800" IPV4_UDP_HDR, &pkt);
+
+    assert_meta(&pkt, SP_MFEX_OK, 22, 42);
+    assert_bytes(&key.dl_type, "0800 1005"); /* the outer tag */
+    assert_bytes(&key.tp_src, "04d2 0035");
+}
+
+static void
+test_known_fragments(void **state)
+{
+    (void)state;
+    struct sp_packet pkt;
+    struct sp_flow_key key;
+
+    /* Later fragment: no L4 fields, no L4 offset. */
+    key = parse_hex(ETH_UNTAGGED "0800"
+                                 "4500 0024 1234 0010 40 11 0000 0a000001"
+                                 " c0a80102 04d2 0035 0010 0000 deadbeef"
+                                 "cafef00d",
+                    &pkt);
+    assert_meta(&pkt, SP_MFEX_OK, 14, SP_OFS_NONE);
+    assert_int_equal(key.nw_frag, SP_FRAG_ANY | SP_FRAG_LATER);
+    assert_int_equal(key.tp_src, 0);
+    /* First fragment (MF): ports parsed. */
+    key = parse_hex(ETH_UNTAGGED "0800"
+                                 "4500 0024 1234 2000 40 11 0000 0a000001"
+                                 " c0a80102 04d2 0035 0010 0000 deadbeef"
+                                 "cafef00d",
+                    &pkt);
+    assert_meta(&pkt, SP_MFEX_OK, 14, 34);
+    assert_int_equal(key.nw_frag, SP_FRAG_ANY);
+    assert_bytes(&key.tp_src, "04d2 0035");
+}
+
+static void
+test_known_ipv6_chain(void **state)
+{
+    (void)state;
+    struct sp_packet pkt;
+    /* TC 0xab, label 0xcdef1; hop-by-hop (8 bytes), fragment (offset 0,
+     * more), UDP. */
+    struct sp_flow_key key =
+        parse_hex(ETH_UNTAGGED "86dd"
+                               "6abc def1 0018 00 40"
+                               " 20010db8000000000000000000000001"
+                               " 20010db8000000000000000000000002"
+                               " 2c00 0000 0000 0000"
+                               " 1100 0001 12345678"
+                               " 0035 04d2 0008 0000",
+                  &pkt);
+
+    assert_meta(&pkt, SP_MFEX_OK, 14, 14 + 40 + 16);
+    assert_bytes(&key.nw_proto, "11 ab 40 01");
+    assert_bytes(&key.ipv6_label, "000cdef1 0035 04d2");
+    assert_bytes(key.nw_dst, "20010db8000000000000000000000002");
+}
+
+static void
+test_known_arp(void **state)
+{
+    (void)state;
+    struct sp_packet pkt;
+    struct sp_flow_key key = parse_hex(
+        ETH_UNTAGGED "0806 0001 0800 06 04 0002 a0a1a2a3a4a5 0a000001"
+                     " b0b1b2b3b4b5 0a000002",
+        &pkt);
+
+    assert_meta(&pkt, SP_MFEX_OK, SP_OFS_NONE, SP_OFS_NONE);
+    assert_bytes(&key.nw_proto, "02");
+    assert_bytes(key.nw_src, "0a000001 a0a1a2a3a4a5");
+    assert_bytes(key.nw_dst, "0a000002 b0b1b2b3b4b5");
+}
+
+static void
+test_known_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *hex;
+        uint16_t status, l3_ofs, l4_ofs;
+    } cases[] = {
+        {"0011223344", SP_MFEX_L2_TRUNCATED, SP_OFS_NONE, SP_OFS_NONE},
+        {ETH_UNTAGGED "8100 00", SP_MFEX_L2_TRUNCATED, SP_OFS_NONE,
+         SP_OFS_NONE},
+        {ETH_UNTAGGED "8847 00001140", SP_MFEX_L2_MPLS, SP_OFS_NONE,
+         SP_OFS_NONE},
+        {ETH_UNTAGGED "0806 0001 0800 0604", SP_MFEX_ARP_TRUNCATED,
+         SP_OFS_NONE, SP_OFS_NONE},
+        {ETH_UNTAGGED "0800 4500", SP_MFEX_L3_TRUNCATED, 14, SP_OFS_NONE},
+        {ETH_UNTAGGED "0800 6500 0014 0000 0000 4011 0000 0a000001 0a000002",
+         SP_MFEX_L3_BAD_VERSION, 14, SP_OFS_NONE},
+        {ETH_UNTAGGED "0800 4400 0014 0000 0000 4011 0000 0a000001 0a000002",
+         SP_MFEX_L3_BAD_HLEN, 14, SP_OFS_NONE},
+        {ETH_UNTAGGED "0800 4500 0010 0000 0000 4011 0000 0a000001 0a000002",
+         SP_MFEX_L3_BAD_LEN, 14, SP_OFS_NONE},
+        {ETH_UNTAGGED "0800 4500 0100 0000 0000 4011 0000 0a000001 0a000002",
+         SP_MFEX_L3_TRUNCATED, 14, SP_OFS_NONE},
+        /* TCP cut after 4 bytes: l4_ofs set, status says truncated. */
+        {ETH_UNTAGGED "0800 4500 0018 0000 0000 4006 0000 0a000001 0a000002"
+                      " 00500050",
+         SP_MFEX_L4_TRUNCATED, 14, 34},
+        {ETH_UNTAGGED "0800 4500 0028 0000 0000 4006 0000 0a000001 0a000002"
+                      " 0050 0050 00000000 00000000 4002 0000 0000 0000",
+         SP_MFEX_L4_BAD_HLEN, 14, 34},
+        {ETH_UNTAGGED "0800 4500 0028 0000 0000 4006 0000 0a000001 0a000002"
+                      " 0050 0050 00000000 00000000 6002 0000 0000 0000",
+         SP_MFEX_L4_TRUNCATED, 14, 34},
+        {ETH_UNTAGGED "86dd 6000 0000 0004 00 40"
+                      " 00000000000000000000000000000001"
+                      " 00000000000000000000000000000002 11000000",
+         SP_MFEX_EXT_TRUNCATED, 14, SP_OFS_NONE},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sp_packet pkt;
+        struct sp_flow_key key = parse_hex(cases[i].hex, &pkt);
+
+        if (pkt.status != cases[i].status || pkt.l3_ofs != cases[i].l3_ofs ||
+            pkt.l4_ofs != cases[i].l4_ofs) {
+            fail_msg("case %zu: status %s l3 %u l4 %u, want %s %u %u", i,
+                     sp_mfex_status_name(pkt.status), pkt.l3_ofs, pkt.l4_ofs,
+                     sp_mfex_status_name(cases[i].status), cases[i].l3_ofs,
+                     cases[i].l4_ofs);
+        }
+        assert_int_equal(key.in_port, 7);
+    }
+}
+
+/* Offsets of the fields mutations aim at, found by the scalar parser. */
+struct layout {
+    uint16_t l3, l4;
+    bool ipv6, tcp;
+};
+
+static struct layout
+layout_of(uint8_t *bytes, uint32_t len)
+{
+    struct sp_packet pkt = {.data = bytes, .len = len};
+    struct sp_packet *ptr = &pkt;
+    struct sp_flow_key key;
+
+    sp_variant_get(0)->kernels->mfex(&ptr, 1, &key);
+    return (struct layout){pkt.l3_ofs, pkt.l4_ofs,
+                           key.dl_type == 0xdd86 /* network order */,
+                           key.nw_proto == 6};
+}
+
+/* The packet, then every truncation, every IHL / data offset, bogus
+ * lengths and byte flips of it. */
+static void
+check_mutations(const uint8_t *orig, uint32_t len, struct sp_random *rng)
+{
+    uint8_t bytes[SP_PKTGEN_MAX];
+    struct layout at;
+
+    memcpy(bytes, orig, len);
+    at = layout_of(bytes, len);
+    for (uint32_t cut = 0; cut <= len; cut++) {
+        sp_mfexcheck_add(bytes, cut);
+    }
+    if (at.l3 != SP_OFS_NONE && at.l3 + 8u < len) {
+        for (unsigned i = 0; i < 16; i++) {
+            memcpy(bytes, orig, len);
+            if (at.ipv6) {
+                bytes[at.l3] = (uint8_t)(i << 4 | (bytes[at.l3] & 0x0f));
+            } else {
+                bytes[at.l3] = (uint8_t)(0x40 | i);
+            }
+            sp_mfexcheck_add(bytes, len);
+        }
+        for (unsigned i = 0; i < 16; i++) {
+            uint32_t field = at.l3 + (at.ipv6 ? 4 : 2);
+            uint16_t bogus = (uint16_t)sp_random_next(rng);
+
+            memcpy(bytes, orig, len);
+            if (i < 4) { /* near the real length */
+                bogus = (uint16_t)(((bytes[field] << 8) | bytes[field + 1]) +
+                                   (i & 1 ? 1 : -1) * (int)(1 + i / 2));
+            }
+            bytes[field] = (uint8_t)(bogus >> 8);
+            bytes[field + 1] = (uint8_t)bogus;
+            sp_mfexcheck_add(bytes, len);
+        }
+    }
+    if (at.tcp && at.l4 != SP_OFS_NONE && at.l4 + 13u < len) {
+        for (unsigned i = 0; i < 16; i++) {
+            memcpy(bytes, orig, len);
+            bytes[at.l4 + 12] = (uint8_t)(i << 4 | (bytes[at.l4 + 12] & 15));
+            sp_mfexcheck_add(bytes, len);
+        }
+    }
+    for (unsigned i = 0; i < 16; i++) {
+        memcpy(bytes, orig, len);
+        for (unsigned flips = 1 + sp_random_below(rng, 3); flips; flips--) {
+            bytes[sp_random_below(rng, len)] ^=
+                (uint8_t)(1u << sp_random_below(rng, 8));
+        }
+        sp_mfexcheck_add(bytes, len);
+    }
+}
+
+static void
+test_generated(void **state)
+{
+    (void)state;
+    struct sp_random rng = {42};
+    uint8_t bytes[SP_PKTGEN_MAX];
+
+    sp_mfexcheck_init();
+    for (unsigned round = 0; round < ROUNDS_PER_SHAPE; round++) {
+        for (unsigned s = 0; s < SP_PKTGEN_SHAPE_COUNT; s++) {
+            uint32_t len = (uint32_t)sp_pktgen(s, &rng, bytes);
+
+            sp_mfexcheck_add(bytes, len);
+            if (round < ROUNDS_PER_SHAPE / 4) {
+                check_mutations(bytes, len, &rng);
+            }
+        }
+    }
+    sp_mfexcheck_flush();
+    sp_mfexcheck_fini();
+    printf("mfex: %llu generated and mutated packets, every variant\n",
+           (unsigned long long)sp_mfexcheck_count());
+}
+
+/* Random bytes, some behind a valid Ethernet type so the IP and L4
+ * parsers see noise too. */
+static void
+test_random_bytes(void **state)
+{
+    (void)state;
+    static const uint16_t types[] = {0x0800, 0x86dd, 0x8100, 0x88a8, 0x0806};
+    struct sp_random rng = {9};
+    uint8_t bytes[256];
+
+    sp_mfexcheck_init();
+    for (unsigned round = 0; round < 20000; round++) {
+        uint32_t len = sp_random_below(&rng, sizeof bytes + 1);
+        unsigned t = sp_random_below(&rng, 6);
+
+        sp_random_fill(&rng, bytes, len);
+        if (t < 5 && len >= 14) {
+            bytes[12] = (uint8_t)(types[t] >> 8);
+            bytes[13] = (uint8_t)types[t];
+            if (len > 14 && t < 2) {
+                bytes[14] = t ? 0x60 : 0x45;
+            }
+        }
+        sp_mfexcheck_add(bytes, len);
+    }
+    sp_mfexcheck_flush();
+    sp_mfexcheck_fini();
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_known_ipv4_udp),
+        cmocka_unit_test(test_known_vlan_tcp),
+        cmocka_unit_test(test_known_qinq),
+        cmocka_unit_test(test_known_fragments),
+        cmocka_unit_test(test_known_ipv6_chain),
+        cmocka_unit_test(test_known_arp),
+        cmocka_unit_test(test_known_errors),
+        cmocka_unit_test(test_generated),
+        cmocka_unit_test(test_random_bytes),
+    };
+
+    return cmocka_run_group_tests_name("mfex", tests, NULL, NULL);
+}
