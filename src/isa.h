@@ -9,9 +9,10 @@
 
 #include "simdpath/kernels.h"
 
-#define SP_ISA_DECLARE(isa)                 \
-    sp_hash_fn sp_##isa##_hash;             \
-    sp_batch_copy_fn sp_##isa##_batch_copy; \
+#define SP_ISA_DECLARE(isa)                     \
+    sp_hash_fn sp_##isa##_hash;                 \
+    sp_batch_copy_fn sp_##isa##_batch_copy;     \
+    sp_ipv4_rewrite_fn sp_##isa##_ipv4_rewrite; \
     extern const struct sp_kernel_table sp_##isa##_kernels
 
 /* Appends src[i] for each bit i of 'pending' to dst; returns the count.

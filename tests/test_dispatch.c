@@ -191,7 +191,7 @@ test_grammar_errors(void **state)
     assert_refused("scalar,,auto", (const char *const[]){"empty item", NULL});
     assert_refused("foo=scalar",
                    (const char *const[]){"unknown kernel 'foo'", "hash",
-                                         "batch_copy", NULL});
+                                         "batch_copy", "ipv4_rewrite", NULL});
     assert_refused("hash=", (const char *const[]){"hash:", "unknown variant",
                                                   "scalar", NULL});
     assert_refused("hash=scalar=scalar",
@@ -313,9 +313,18 @@ broken_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
     return count ? count - 1 : 0;
 }
 
+/* Rewrites as scalar does: only the kernels above are broken. */
+static uint32_t
+scalar_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
+                    const struct sp_ipv4_set *set)
+{
+    return sp_variant_get(0)->kernels->ipv4_rewrite(pkts, n, set);
+}
+
 static const struct sp_kernel_table broken_kernels = {
     .hash = broken_hash,
     .batch_copy = broken_batch_copy,
+    .ipv4_rewrite = scalar_ipv4_rewrite,
 };
 
 static const struct sp_variant broken = {"broken", 0, 0, -1, &broken_kernels};

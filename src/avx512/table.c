@@ -4,4 +4,5 @@
 const struct sp_kernel_table sp_avx512_kernels = {
     .hash = sp_avx2_hash,
     .batch_copy = sp_avx512_batch_copy,
+    .ipv4_rewrite = sp_avx512_ipv4_rewrite,
 };

@@ -4,4 +4,5 @@
 const struct sp_kernel_table sp_neon_kernels = {
     .hash = sp_neon_hash,
     .batch_copy = sp_neon_batch_copy,
+    .ipv4_rewrite = sp_neon_ipv4_rewrite,
 };
