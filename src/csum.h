@@ -46,14 +46,12 @@ sp_store32(void *p, uint32_t v)
 
 /* A sum of 16-bit words reduced to 16 bits by end-around carry. The
  * result is 0 only when 'sum' is 0, so it depends only on the total, never
- * on how the words were grouped. */
+ * on how the words were grouped. Adding the sum to itself rotated by 16
+ * adds its halves in the high half, with the low half's carry in it. */
 static inline uint16_t
-sp_csum_fold(uint64_t sum)
+sp_csum_fold(uint32_t sum)
 {
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return (uint16_t)sum;
+    return (uint16_t)((sum + (sum << 16 | sum >> 16)) >> 16);
 }
 
 /* The terms of one changed 16-bit word: ~old + new. */
@@ -72,16 +70,16 @@ sp_csum_delta32(uint32_t old, uint32_t new)
 }
 
 /* RFC 1624 eqn. 3: the checksum after words whose terms sum to 'delta'
- * changed. */
+ * changed ('delta' below 2^32 - 2^16: up to 65537 words). */
 static inline uint16_t
-sp_csum_update(uint16_t csum, uint64_t delta)
+sp_csum_update(uint16_t csum, uint32_t delta)
 {
     return (uint16_t)~sp_csum_fold((uint16_t)~csum + delta);
 }
 
 /* Updates the checksum stored at p. */
 static inline void
-sp_csum_update_at(uint8_t *p, uint64_t delta)
+sp_csum_update_at(uint8_t *p, uint32_t delta)
 {
     sp_store16(p, sp_csum_update(sp_load16(p), delta));
 }
@@ -89,7 +87,7 @@ sp_csum_update_at(uint8_t *p, uint64_t delta)
 /* Updates a UDP checksum stored at p: 0 (no checksum) stays 0, and a
  * computed 0 is sent as 0xffff (RFC 768). */
 static inline void
-sp_csum_update_udp_at(uint8_t *p, uint64_t delta)
+sp_csum_update_udp_at(uint8_t *p, uint32_t delta)
 {
     uint16_t csum = sp_load16(p);
 

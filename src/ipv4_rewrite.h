@@ -64,14 +64,10 @@ sp_ipv4_l4_csum(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
     return NULL;
 }
 
-/* Applies the address terms 'delta' to the packet's L4 checksum. */
+/* Applies the address terms 'delta' to an L4 checksum found above. */
 static inline void
-sp_ipv4_update_l4(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
-                  uint64_t delta)
+sp_ipv4_apply_l4(uint8_t *csum, int udp, uint32_t delta)
 {
-    int udp;
-    uint8_t *csum = sp_ipv4_l4_csum(pkt, ip, hlen, &udp);
-
     if (!csum) {
         return;
     }
@@ -82,14 +78,19 @@ sp_ipv4_update_l4(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
     }
 }
 
-/* The set's values and masks laid out as the first 20 header bytes, and
- * which of its 16-bit words the rewrite touches (0xffff) or not (0): what
- * the SIMD variants blend and sum with. */
+/*
+ * The set laid out as the first 20 header bytes, for the SIMD variants.
+ * Their checksum sums use that, for a touched word, ~old + new equals
+ * 0xffff + (new - old), and untouched words have new == old: the sum over
+ * touched words is words * 0xffff plus the sum of (new - old) over all
+ * words, a signed sum of the whole header with no per-word mask.
+ */
 struct sp_ipv4_image {
-    uint8_t value[32];
+    uint8_t value[32]; /* the set's values, already masked */
     uint8_t mask[32];
-    uint8_t touched[32];
-    uint8_t dec[32]; /* 0xff at the TTL when decrementing: adds -1 */
+    uint8_t dec[32];    /* 0xff at the TTL when decrementing: adds -1 */
+    uint32_t hdr_words; /* 16-bit words the header checksum counts */
+    uint32_t l4_words;  /* ...of them, address words (L4 checksum) */
 };
 
 static inline void
@@ -104,19 +105,17 @@ sp_ipv4_image_init(struct sp_ipv4_image *im, const struct sp_ipv4_set *set)
     sp_store32(im->mask + SP_IPV4_SRC_OFS, set->src_mask);
     sp_store32(im->value + SP_IPV4_DST_OFS, set->dst & set->dst_mask);
     sp_store32(im->mask + SP_IPV4_DST_OFS, set->dst_mask);
-    if (set->tos_mask) {
-        memset(im->touched, 0xff, 2);
-    }
-    if (set->ttl_mask || set->dec_ttl) {
-        memset(im->touched + SP_IPV4_TTL_OFS, 0xff, 2);
-    }
-    if (set->src_mask) {
-        memset(im->touched + SP_IPV4_SRC_OFS, 0xff, 4);
-    }
-    if (set->dst_mask) {
-        memset(im->touched + SP_IPV4_DST_OFS, 0xff, 4);
-    }
     im->dec[SP_IPV4_TTL_OFS] = set->dec_ttl ? 0xff : 0;
+    im->l4_words = (set->src_mask ? 2 : 0) + (set->dst_mask ? 2 : 0);
+    im->hdr_words = im->l4_words + (set->tos_mask ? 1 : 0) +
+                    (set->ttl_mask || set->dec_ttl ? 1 : 0);
+}
+
+/* The terms of 'words' touched words whose (new - old) sum to 'diff'. */
+static inline uint32_t
+sp_ipv4_delta(uint32_t words, int32_t diff)
+{
+    return (uint32_t)((int32_t)words * 0xffff + diff);
 }
 
 /* Whether the rewrite of a packet with this TTL is refused by dec_ttl. */

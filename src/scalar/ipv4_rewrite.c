@@ -28,10 +28,13 @@ set_addr(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen, unsigned ofs,
     uint32_t old = sp_load32(ip + ofs);
     uint32_t new = (old & ~mask) | (value & mask);
     uint32_t delta = sp_csum_delta32(old, new);
+    uint8_t *l4_csum;
+    int udp;
 
     sp_store32(ip + ofs, new);
     sp_csum_update_at(ip + SP_IPV4_CSUM_OFS, delta);
-    sp_ipv4_update_l4(pkt, ip, hlen, delta);
+    l4_csum = sp_ipv4_l4_csum(pkt, ip, hlen, &udp);
+    sp_ipv4_apply_l4(l4_csum, udp, delta);
 }
 
 uint32_t
