@@ -47,62 +47,6 @@ struct frame {
     uint16_t l3_ofs, l4_ofs;
 };
 
-/* Plain RFC 1071 sum of big-endian words, odd byte padded. */
-static uint32_t
-sum_be(const uint8_t *p, uint32_t len)
-{
-    uint32_t sum = 0;
-
-    for (uint32_t i = 0; i + 1 < len; i += 2) {
-        sum += (uint32_t)p[i] << 8 | p[i + 1];
-    }
-    if (len & 1) {
-        sum += (uint32_t)p[len - 1] << 8;
-    }
-    return sum;
-}
-
-static uint16_t
-fold_be(uint32_t sum)
-{
-    while (sum > 0xffff) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return (uint16_t)sum;
-}
-
-/* The TCP/UDP checksum of the segment at l4, computed from scratch with
- * its own checksum field taken as 0. */
-static uint16_t
-l4_checksum(const uint8_t *ip, const uint8_t *l4, uint32_t l4_len,
-            uint32_t csum_ofs)
-{
-    uint8_t pseudo[12];
-    uint32_t sum;
-
-    memcpy(pseudo, ip + 12, 8);
-    pseudo[8] = 0;
-    pseudo[9] = ip[9];
-    pseudo[10] = (uint8_t)(l4_len >> 8);
-    pseudo[11] = (uint8_t)l4_len;
-    sum = sum_be(pseudo, 12) + sum_be(l4, l4_len) -
-          ((uint32_t)l4[csum_ofs] << 8 | l4[csum_ofs + 1]);
-    return (uint16_t)~fold_be(sum);
-}
-
-static void
-put_be16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static uint16_t
-get_be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 static uint32_t
 l4_csum_ofs(uint8_t proto)
 {
@@ -124,7 +68,7 @@ build_frame(struct sp_random *rng, struct frame *f, bool cut)
 
     sp_random_fill(rng, f->bytes, sizeof f->bytes);
     ip[0] = (uint8_t)(0x40 | ihl);
-    put_be16(ip + 2, (uint16_t)tot);
+    sp_test_put_be16(ip + 2, (uint16_t)tot);
     /* Fragments: MF alone (first fragment) or a later offset. */
     ip[6] &= sp_random_below(rng, 4) ? 0x40 : 0x60;
     ip[7] = 0;
@@ -133,18 +77,19 @@ build_frame(struct sp_random *rng, struct frame *f, bool cut)
         ip[7] = (uint8_t)sp_random_next(rng);
     }
     ip[9] = proto;
-    put_be16(ip + 10, 0);
-    put_be16(ip + 10, (uint16_t)~fold_be(sum_be(ip, ihl * 4)));
+    sp_test_put_be16(ip + 10, 0);
+    sp_test_put_be16(ip + 10,
+                     (uint16_t)~sp_test_fold_be(sp_test_sum_be(ip, ihl * 4)));
     if ((proto == 6 || proto == 17) && !later) {
         uint32_t ofs = l4_csum_ofs(proto);
-        uint16_t csum = l4_checksum(ip, l4, l4_len, ofs);
+        uint16_t csum = sp_test_l4_checksum(ip, 0, l4, l4_len, ofs);
 
         if (proto == 17 && csum == 0) {
             csum = 0xffff;
         }
-        put_be16(l4 + ofs, csum);
+        sp_test_put_be16(l4 + ofs, csum);
         if (proto == 17 && sp_random_below(rng, 4) == 0) {
-            put_be16(l4 + ofs, 0); /* no checksum */
+            sp_test_put_be16(l4 + ofs, 0); /* no checksum */
         }
     }
     f->l3_ofs = (uint16_t)l3;
@@ -210,7 +155,7 @@ check_semantics(const struct frame *in, const struct sp_packet *out,
         assert_false(expired && (!complete || !set->dec_ttl || old[8] > 1));
         return;
     }
-    assert_int_equal(fold_be(sum_be(ip, hlen)), 0xffff);
+    assert_int_equal(sp_test_fold_be(sp_test_sum_be(ip, hlen)), 0xffff);
     memcpy(&src, ip + 12, 4);
     memcpy(&want, old + 12, 4);
     assert_int_equal(src,
@@ -228,10 +173,11 @@ check_semantics(const struct frame *in, const struct sp_packet *out,
         (old[9] == 6 || old[9] == 17)) {
         uint32_t ofs = l4_csum_ofs(old[9]);
         const uint8_t *l4 = ip + hlen;
-        uint16_t got = get_be16(l4 + ofs);
-        uint16_t full = l4_checksum(ip, l4, in->full_len - in->l4_ofs, ofs);
+        uint16_t got = sp_test_get_be16(l4 + ofs);
+        uint16_t full =
+            sp_test_l4_checksum(ip, 0, l4, in->full_len - in->l4_ofs, ofs);
 
-        if (old[9] == 17 && get_be16(old + hlen + ofs) == 0) {
+        if (old[9] == 17 && sp_test_get_be16(old + hlen + ofs) == 0) {
             assert_int_equal(got, 0);
         } else if (old[9] == 17 && full == 0) {
             assert_int_equal(got, 0xffff);
@@ -316,7 +262,7 @@ test_random(void **state)
     struct sp_random rng = {11};
     struct sp_ipv4_set set;
 
-    for (int round = 0; round < 400; round++) {
+    for (int round = 0; round < 2000; round++) {
         uint32_t n = sp_test_batch_sizes[round % sp_test_batch_size_count];
 
         for (uint32_t i = 0; i < n; i++) {
@@ -377,8 +323,9 @@ test_dec_ttl(void **state)
         } while (frames[i].l3_ofs == SP_OFS_NONE);
         ip = frames[i].bytes + frames[i].l3_ofs;
         ip[8] = ttls[i];
-        put_be16(ip + 10, 0);
-        put_be16(ip + 10, (uint16_t)~fold_be(sum_be(ip, (ip[0] & 0xfu) * 4)));
+        sp_test_put_be16(ip + 10, 0);
+        sp_test_put_be16(ip + 10, (uint16_t)~sp_test_fold_be(
+                                      sp_test_sum_be(ip, (ip[0] & 0xfu) * 4)));
     }
     for (unsigned v = 0; v < n_variants; v++) {
         struct sp_packet pkts[4], *ptrs[4];
@@ -419,9 +366,10 @@ test_known_answer(void **state)
     uint8_t *ip = f.bytes;
 
     memcpy(f.bytes, in, sizeof in);
-    put_be16(ip + 10, 0);
-    put_be16(ip + 10, (uint16_t)~fold_be(sum_be(ip, 20)));
-    put_be16(ip + 36, l4_checksum(ip, ip + 20, 20, 16));
+    sp_test_put_be16(ip + 10, 0);
+    sp_test_put_be16(ip + 10,
+                     (uint16_t)~sp_test_fold_be(sp_test_sum_be(ip, 20)));
+    sp_test_put_be16(ip + 36, sp_test_l4_checksum(ip, 0, ip + 20, 20, 16));
     f.l3_ofs = 0;
     f.l4_ofs = 20;
     check_batch(&f, 1, &set);
