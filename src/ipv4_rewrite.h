@@ -35,7 +35,8 @@ sp_ipv4_header(const struct sp_packet *pkt, uint32_t *hlen)
     }
     ip = pkt->data + l3;
     *hlen = (ip[0] & 0x0fu) * 4;
-    if (ip[0] >> 4 != 4 || *hlen < SP_IPV4_HDR_LEN || pkt->len - l3 < *hlen) {
+    /* Version 4 and IHL 5..15 in one compare: 0x45..0x4f. */
+    if ((uint8_t)(ip[0] - 0x45) > 0x0a || pkt->len - l3 < *hlen) {
         return NULL;
     }
     return ip;
@@ -49,19 +50,16 @@ sp_ipv4_l4_csum(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
                 int *udp)
 {
     uint32_t l4 = (uint32_t)(ip - pkt->data) + hlen;
-    uint32_t room = pkt->len - l4;
+    uint8_t proto = ip[SP_IPV4_PROTO_OFS];
+    int tcp = proto == SP_IPPROTO_TCP;
 
-    if ((ip[6] & 0x1f) | ip[7]) {
-        return NULL; /* a later fragment has no L4 header */
+    *udp = proto == SP_IPPROTO_UDP;
+    /* A later fragment (offset not 0) has no L4 header. */
+    if (!(tcp | *udp) || ((ip[6] & 0x1f) | ip[7]) ||
+        pkt->len - l4 < (tcp ? 20u : 8u)) {
+        return NULL;
     }
-    *udp = ip[SP_IPV4_PROTO_OFS] == SP_IPPROTO_UDP;
-    if (ip[SP_IPV4_PROTO_OFS] == SP_IPPROTO_TCP && room >= 20) {
-        return pkt->data + l4 + 16;
-    }
-    if (*udp && room >= 8) {
-        return pkt->data + l4 + 6;
-    }
-    return NULL;
+    return pkt->data + l4 + (tcp ? 16 : 6);
 }
 
 /* Applies the address terms 'delta' to an L4 checksum found above. */
@@ -118,11 +116,20 @@ sp_ipv4_delta(uint32_t words, int32_t diff)
     return (uint32_t)((int32_t)words * 0xffff + diff);
 }
 
-/* Whether the rewrite of a packet with this TTL is refused by dec_ttl. */
-static inline int
-sp_ipv4_ttl_expired(const struct sp_ipv4_set *set, const uint8_t *ip)
+/* The header of packet i to rewrite, or NULL: not a complete IPv4 header
+ * (sp_ipv4_header), or dec_ttl and a TTL of 0 or 1 (then bit i is set in
+ * *expired). */
+static inline uint8_t *
+sp_ipv4_rewritable(const struct sp_packet *pkt, bool dec_ttl, uint32_t i,
+                   uint32_t *expired, uint32_t *hlen)
 {
-    return set->dec_ttl && ip[SP_IPV4_TTL_OFS] <= 1;
+    uint8_t *ip = sp_ipv4_header(pkt, hlen);
+
+    if (ip && dec_ttl && ip[SP_IPV4_TTL_OFS] <= 1) {
+        *expired |= UINT32_C(1) << i;
+        return NULL;
+    }
+    return ip;
 }
 
 #endif /* SP_IPV4_REWRITE_H */

@@ -19,7 +19,8 @@ sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
     struct sp_ipv4_image im;
     uint8x16_t value, mask, dec;
     uint8x8_t value_hi, mask_hi;
-    int addrs = set->src_mask || set->dst_mask;
+    /* Locals: stores to packets could alias *set for the compiler. */
+    bool addrs = set->src_mask || set->dst_mask, dec_ttl = set->dec_ttl;
     uint32_t expired = 0;
 
     sp_ipv4_image_init(&im, set);
@@ -30,7 +31,7 @@ sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
     mask_hi = vld1_u8(im.mask + 16);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t hlen;
-        uint8_t *ip = sp_ipv4_header(pkts[i], &hlen);
+        uint8_t *ip = sp_ipv4_rewritable(pkts[i], dec_ttl, i, &expired, &hlen);
         uint8_t *l4_csum;
         int udp = 0;
         int32_t dst_diff;
@@ -40,10 +41,6 @@ sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
         uint16_t csum;
 
         if (!ip) {
-            continue;
-        }
-        if (sp_ipv4_ttl_expired(set, ip)) {
-            expired |= UINT32_C(1) << i;
             continue;
         }
         /* Found before the header store: a narrow load of just-stored

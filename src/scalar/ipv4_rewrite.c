@@ -45,13 +45,10 @@ sp_scalar_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
 
     for (uint32_t i = 0; i < n; i++) {
         uint32_t hlen;
-        uint8_t *ip = sp_ipv4_header(pkts[i], &hlen);
+        uint8_t *ip =
+            sp_ipv4_rewritable(pkts[i], set->dec_ttl, i, &expired, &hlen);
 
         if (!ip) {
-            continue;
-        }
-        if (sp_ipv4_ttl_expired(set, ip)) {
-            expired |= UINT32_C(1) << i;
             continue;
         }
         if (set->tos_mask) {
