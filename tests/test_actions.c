@@ -166,12 +166,11 @@ static void
 test_parse_errors(void **state)
 {
     (void)state;
-    struct sp_match any, ip, ipv6, ip_no_proto, icmp;
+    struct sp_match any, ip, ipv6, icmp;
 
     match_init(&any, 0, -1, false);
     match_init(&ip, 0x0800, -1, false);
     match_init(&ipv6, 0x86dd, -1, false);
-    match_init(&ip_no_proto, 0x0800, -1, false);
     match_init(&icmp, 0x0800, 1, false);
     check_refused("output:1,output:9", &any, 16,
                   "output to port 9, which does not exist");
@@ -183,7 +182,7 @@ test_parse_errors(void **state)
                   "dec_ttl needs a match on IPv4");
     check_refused("set_field:::1->ipv6_dst", &ip, 0,
                   "ipv6_dst needs a match on IPv6");
-    check_refused("mod_tp_dst:80", &ip_no_proto, 0,
+    check_refused("mod_tp_dst:80", &ip, 0,
                   "mod_tp_dst needs a match on IPv4 or IPv6 with nw_proto");
     check_refused("mod_tp_src:80", &icmp, 0, "nw_proto tcp, udp or sctp");
     check_refused("mod_vlan_vid:5", &any, 0, "mod_vlan_vid needs a VLAN tag");
@@ -199,6 +198,7 @@ test_parse_errors(void **state)
     check_refused("output:70000", &any, 7, "expected a port number");
     check_refused("drop:1", &any, 4, "drop takes no value");
     check_refused("drop,output:1", &any, 0, "drop must be the only action");
+    check_refused("output:1,drop", &any, 9, "drop must be the only action");
     check_refused("mod_nw_src:1.2.3", &ip, 11, "expected an IPv4 address");
     check_refused("mod_nw_tos:3", &ip, 11, "ECN bits 0");
     check_refused("mod_nw_tos:256", &ip, 11, "expected a TOS value");

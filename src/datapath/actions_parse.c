@@ -27,6 +27,7 @@ struct parser {
     uint8_t l4_proto; /* TCP, UDP or SCTP when exact, else 0 */
     uint32_t n;
     struct sp_action actions[SP_ACTIONS_MAX];
+    size_t offsets[SP_ACTIONS_MAX]; /* where each action starts */
 };
 
 static int __attribute__((format(printf, 3, 4)))
@@ -419,7 +420,7 @@ parse_action(struct parser *p, size_t ofs, size_t len)
     if (parse_value(p, a, &v) || check_prerequisites(p, a, ofs)) {
         return -1;
     }
-    p->n++;
+    p->offsets[p->n++] = ofs;
     return 0;
 }
 
@@ -624,7 +625,7 @@ sp_actions_parse(const char *text, const struct sp_match *match,
     }
     for (uint32_t i = 0; i < p->n; i++) {
         if (p->actions[i].type == SP_ACT_DROP && p->n > 1) {
-            fail(p, 0, "drop must be the only action");
+            fail(p, p->offsets[i], "drop must be the only action");
             goto done;
         }
     }
