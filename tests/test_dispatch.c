@@ -313,18 +313,24 @@ broken_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
     return count ? count - 1 : 0;
 }
 
-/* Rewrites as scalar does: only the kernels above are broken. */
+/* Rewrites as scalar does, then changes the last byte of the second
+ * packet. */
 static uint32_t
-scalar_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
+broken_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
                     const struct sp_ipv4_set *set)
 {
-    return sp_variant_get(0)->kernels->ipv4_rewrite(pkts, n, set);
+    uint32_t expired = sp_variant_get(0)->kernels->ipv4_rewrite(pkts, n, set);
+
+    if (n > 1 && pkts[1]->len) {
+        pkts[1]->data[pkts[1]->len - 1] ^= 1;
+    }
+    return expired;
 }
 
 static const struct sp_kernel_table broken_kernels = {
     .hash = broken_hash,
     .batch_copy = broken_batch_copy,
-    .ipv4_rewrite = scalar_ipv4_rewrite,
+    .ipv4_rewrite = broken_ipv4_rewrite,
 };
 
 static const struct sp_variant broken = {"broken", 0, 0, -1, &broken_kernels};
@@ -397,6 +403,43 @@ test_autovalidate_catches_broken(void **state)
     assert_int_equal(
         sp_autovalidate_mismatches(SP_KERNEL_batch_copy, (unsigned)index), 1);
     assert_non_null(strstr(log_text, "kernel batch_copy: variant broken"));
+
+    /* The in-place rewrite: the caller gets scalar's bytes, and the
+     * report holds the original and both results. */
+    {
+        uint8_t frames[2][34], want_frames[2][34];
+        struct sp_packet pkts[2], want_pkts[2];
+        struct sp_packet *ptrs[2] = {&pkts[0], &pkts[1]};
+        struct sp_packet *want_ptrs2[2] = {&want_pkts[0], &want_pkts[1]};
+        const struct sp_ipv4_set set = {.dst = 0x01020304,
+                                        .dst_mask = UINT32_MAX};
+
+        sp_random_fill(&rng, frames, sizeof frames);
+        for (int i = 0; i < 2; i++) {
+            frames[i][14] = 0x45;
+            pkts[i] = (struct sp_packet){
+                .data = frames[i], .len = 34, .l3_ofs = 14, .l4_ofs = 34};
+            want_pkts[i] = pkts[i];
+            want_pkts[i].data = want_frames[i];
+        }
+        memcpy(want_frames, frames, sizeof frames);
+        sp_variant_get(0)->kernels->ipv4_rewrite(want_ptrs2, 2, &set);
+        SP_KERNEL(ipv4_rewrite)(ptrs, 2, &set);
+        assert_memory_equal(frames, want_frames, sizeof frames);
+        assert_int_equal(sp_autovalidate_mismatches(SP_KERNEL_ipv4_rewrite,
+                                                    (unsigned)index),
+                         1);
+        assert_non_null(strstr(log_text, "kernel ipv4_rewrite: variant "
+                                         "broken differs from scalar at "
+                                         "item 1"));
+        assert_non_null(strstr(log_text, "original packet (34 bytes)"));
+        assert_non_null(strstr(log_text, "variant packet (34 bytes)"));
+        for (int i = 1; i < index; i++) {
+            assert_int_equal(sp_autovalidate_mismatches(SP_KERNEL_ipv4_rewrite,
+                                                        (unsigned)i),
+                             0);
+        }
+    }
 
     /* Forcing it by name works; auto is back after unregistering. */
     assert_int_equal(sp_dispatch_set_impl("hash=broken", &err), 0);
