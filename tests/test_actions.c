@@ -111,7 +111,7 @@ test_parse_and_format(void **state)
     match_init(&any, 0, -1, false);
     check_round_trip("dec_ttl,mod_nw_src:192.0.2.1,output:2", &tcp,
                      "dec_ttl,mod_nw_src:192.0.2.1,output:2");
-    check_round_trip(" output:1 , output:0x2,output:3", &any,
+    check_round_trip(" output:1 , output:0x2,\toutput:3\r\n", &any,
                      "output:1,output:2,output:3");
     check_round_trip("drop", &any, "drop");
     check_round_trip("mod_nw_dst:10.1.2.3,mod_nw_tos:184,mod_nw_ecn:3,"
@@ -371,7 +371,7 @@ run_outputs(void)
 {
     struct sp_match tcp;
     struct sp_action_ctx ctx;
-    struct sp_packet *pkts[SP_BATCH_MAX];
+    struct sp_packet *pkts[SP_BATCH_MAX + 1];
     struct sp_actions *a;
     uint8_t frame[128];
     uint16_t l3, l4;
@@ -418,6 +418,23 @@ run_outputs(void)
     assert_int_equal(flushes[2], 1);
     assert_int_equal(tx[1].count, 5);
     assert_int_equal(tx[2].count, 5);
+    /* A group larger than a batch goes SP_BATCH_MAX at a time. */
+    flush_port(&ctx, 1);
+    flush_port(&ctx, 2);
+    for (uint32_t i = 0; i <= SP_BATCH_MAX; i++) {
+        pkts[i] = new_packet(frame, len, l3, l4);
+    }
+    memset(flushes, 0, sizeof flushes);
+    sp_actions_execute(a, pkts, SP_BATCH_MAX + 1, &ctx);
+    assert_int_equal(flushes[2], 1);
+    assert_int_equal(tx[2].count, 1);
+    assert_ptr_equal(tx[2].pkts[0], pkts[SP_BATCH_MAX]);
+    flush_port(&ctx, 1);
+    flush_port(&ctx, 2);
+    for (uint32_t i = 0; i < 5; i++) {
+        pkts[i] = new_packet(frame, len, l3, l4);
+    }
+    sp_actions_execute(a, pkts, 5, &ctx);
     /* Without buffers the copies are dropped, the originals still go. */
     ctx.aux = &ctx;
     for (uint32_t i = 0; i < 3; i++) {

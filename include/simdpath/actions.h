@@ -87,8 +87,8 @@ struct sp_tx_batch {
 
 /*
  * What executing needs from its caller (the PMD loop), and the drop
- * counters it keeps. Every callback gets the context back; 'aux' is the
- * caller's.
+ * counters it keeps. Every callback is required and gets the context back;
+ * 'aux' is the caller's.
  *
  * Packet buffers: every packet handed to execute, and every packet clone()
  * returns, has at least 'headroom' writable bytes in front of pkt->data.
@@ -115,12 +115,12 @@ struct sp_action_ctx {
 };
 
 /*
- * Applies the actions, in order, to pkts[0..n) (n <= SP_BATCH_MAX), which
- * all matched the same rule. The packets pass to the context: each one
- * ends in a transmit batch or is dropped (counted, then ctx->free). The
- * last output sends the packets themselves; an earlier one sends copies
- * made by ctx->clone, so later actions do not change what it sent.
- * Actions after the last output have nothing left to act on.
+ * Applies the actions, in order, to pkts[0..n), which all matched the same
+ * rule (more than SP_BATCH_MAX are taken SP_BATCH_MAX at a time). The packets
+ * pass to the context: each one ends in a transmit batch or is dropped
+ * (counted, then ctx->free). The last output sends the packets themselves; an
+ * earlier one sends copies made by ctx->clone, so later actions do not change
+ * what it sent. Actions after the last output have nothing left to act on.
  */
 void sp_actions_execute(const struct sp_actions *actions,
                         struct sp_packet *const *pkts, uint32_t n,

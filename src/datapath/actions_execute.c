@@ -407,10 +407,10 @@ set_tp(struct group *g, const struct sp_tp_set *set)
     }
 }
 
-void
-sp_actions_execute(const struct sp_actions *actions,
-                   struct sp_packet *const *pkts, uint32_t n,
-                   struct sp_action_ctx *ctx)
+/* One group of at most SP_BATCH_MAX packets. */
+static void
+execute_group(const struct sp_actions *actions, struct sp_packet *const *pkts,
+              uint32_t n, struct sp_action_ctx *ctx)
 {
     struct group g = {.n = n};
 
@@ -459,5 +459,17 @@ sp_actions_execute(const struct sp_actions *actions,
             set_tp(&g, &s->tp);
             break;
         }
+    }
+}
+
+void
+sp_actions_execute(const struct sp_actions *actions,
+                   struct sp_packet *const *pkts, uint32_t n,
+                   struct sp_action_ctx *ctx)
+{
+    for (uint32_t done = 0; done < n; done += SP_BATCH_MAX) {
+        uint32_t chunk = n - done < SP_BATCH_MAX ? n - done : SP_BATCH_MAX;
+
+        execute_group(actions, pkts + done, chunk, ctx);
     }
 }

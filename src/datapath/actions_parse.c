@@ -424,6 +424,12 @@ parse_action(struct parser *p, size_t ofs, size_t len)
     return 0;
 }
 
+static bool
+is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 static int
 parse_list(struct parser *p)
 {
@@ -432,13 +438,13 @@ parse_list(struct parser *p)
     for (;;) {
         size_t start, end;
 
-        while (p->text[pos] == ' ') {
+        while (is_blank(p->text[pos])) {
             pos++;
         }
         start = pos;
         end = start + strcspn(p->text + start, ",");
         pos = end;
-        while (end > start && p->text[end - 1] == ' ') {
+        while (end > start && is_blank(p->text[end - 1])) {
             end--;
         }
         if (end == start) {
