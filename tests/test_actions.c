@@ -740,6 +740,133 @@ test_l2_l4(void **state)
     for_each_variant(run_l2_l4);
 }
 
+/* IPv6 + TCP behind a hop-by-hop header: the protocol is the match's; a
+ * TCP header cut short is not written. */
+static void
+test_ipv6_extension_and_short_l4(void **state)
+{
+    (void)state;
+    struct sp_match tcp6, tcp;
+    struct sp_action_ctx ctx;
+    struct sp_packet *pkts[1];
+    uint8_t frame[128], want[128];
+    const struct sp_packet *p;
+    uint8_t *ip6 = frame + 14, *tcp_hdr = ip6 + 48;
+    uint16_t l3, l4;
+    uint32_t len;
+
+    match_init(&tcp6, 0x86dd, 6, false);
+    match_init(&tcp, 0x0800, 6, false);
+    memset(frame, 0, sizeof frame);
+    sp_test_put_be16(frame + 12, 0x86dd);
+    ip6[0] = 0x60;
+    sp_test_put_be16(ip6 + 4, 8 + 20);
+    ip6[6] = 0; /* hop-by-hop options, then TCP */
+    ip6[7] = 64;
+    for (int i = 0; i < 32; i++) {
+        ip6[8 + i] = (uint8_t)(i * 3);
+    }
+    ip6[40] = 6;
+    tcp_hdr[12] = 0x50;
+    sp_test_put_be16(tcp_hdr + 16,
+                     sp_test_l4_checksum(ip6, 6, tcp_hdr, 20, 16));
+    pkts[0] = new_packet(frame, 14 + 40 + 8 + 20, 14, 14 + 48);
+    run_one("set_field:2001:db8::9->ipv6_dst,mod_tp_dst:443,output:0", &tcp6,
+            pkts, 1, &ctx);
+    p = tx[0].pkts[0];
+    assert_int_equal(sp_test_get_be16(p->data + 62 + 2), 443);
+    assert_int_equal(
+        sp_test_get_be16(p->data + 62 + 16),
+        sp_test_l4_checksum(p->data + 14, 6, p->data + 62, 20, 16));
+    ctx_finish(&ctx);
+
+    len = build_ipv4(frame, 6, 64, false, &l3, &l4, 9);
+    memcpy(want, frame, len);
+    pkts[0] = new_packet(frame, l4 + 19, l3, l4);
+    run_one("mod_tp_src:1,output:0", &tcp, pkts, 1, &ctx);
+    assert_memory_equal(tx[0].pkts[0]->data, want, l4 + 19);
+    ctx_finish(&ctx);
+}
+
+/* Random IPv4 action lists on random frames: every variant sends the
+ * same bytes to the same ports and drops the same packets as scalar. */
+static void
+test_random_ipv4_lists(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {
+        "dec_ttl",        "mod_nw_src:10.1.2.3",    "mod_nw_dst:192.0.2.77",
+        "mod_nw_tos:252", "mod_nw_ecn:1",           "mod_nw_ttl:1",
+        "output:1",       "mod_tp_dst:8080",        "push_vlan:0x8100",
+        "strip_vlan",     "mod_dl_src:0:0:0:0:0:1",
+    };
+    struct sp_random rng = {21};
+    struct sp_match udp;
+
+    match_init(&udp, 0x0800, 17, false);
+    for (int round = 0; round < 200; round++) {
+        static uint8_t want[SP_BATCH_MAX * 2][160];
+        uint32_t want_len[SP_BATCH_MAX * 2], want_count[N_PORTS];
+        uint64_t want_drops[SP_DROP_COUNT];
+        uint32_t n = sp_random_below(&rng, SP_BATCH_MAX + 1);
+        uint64_t seed = sp_random_next(&rng);
+        char text[256] = "";
+        struct sp_actions *a;
+
+        for (unsigned k = sp_random_below(&rng, 6); k > 0; k--) {
+            strcat(text, pieces[sp_random_below(&rng, 11)]);
+            strcat(text, ",");
+        }
+        strcat(text, sp_random_below(&rng, 2) ? "output:2" : "output:3");
+        a = parse_ok(text, &udp);
+        for (unsigned v = 0; v < n_variants; v++) {
+            struct sp_err err;
+            struct sp_action_ctx ctx;
+            struct sp_packet *pkts[SP_BATCH_MAX];
+            struct sp_random frames = {seed};
+
+            assert_int_equal(sp_dispatch_set_impl(variants[v]->name, &err), 0);
+            for (uint32_t i = 0; i < n; i++) {
+                uint8_t frame[128];
+                uint16_t l3, l4;
+                uint32_t len =
+                    build_ipv4(frame, 17, (uint8_t)sp_random_below(&frames, 4),
+                               sp_random_below(&frames, 2), &l3, &l4,
+                               sp_random_next(&frames));
+
+                pkts[i] = new_packet(frame, len, l3, l4);
+            }
+            ctx_init(&ctx);
+            sp_actions_execute(a, pkts, n, &ctx);
+            for (uint32_t port = 0, k = 0; port < N_PORTS; port++) {
+                for (uint32_t i = 0; i < tx[port].count; i++, k++) {
+                    const struct sp_packet *p = tx[port].pkts[i];
+
+                    if (v == 0) {
+                        want_len[k] = p->len;
+                        memcpy(want[k], p->data, p->len);
+                    } else {
+                        assert_int_equal(p->len, want_len[k]);
+                        assert_memory_equal(p->data, want[k], p->len);
+                    }
+                }
+                if (v == 0) {
+                    want_count[port] = tx[port].count;
+                } else {
+                    assert_int_equal(tx[port].count, want_count[port]);
+                }
+            }
+            if (v == 0) {
+                memcpy(want_drops, ctx.drops, sizeof want_drops);
+            } else {
+                assert_memory_equal(ctx.drops, want_drops, sizeof want_drops);
+            }
+            ctx_finish(&ctx);
+        }
+        sp_actions_free(a);
+    }
+}
+
 int
 main(void)
 {
@@ -750,6 +877,8 @@ main(void)
         cmocka_unit_test_teardown(test_drops, reset_dispatch),
         cmocka_unit_test(test_vlan),
         cmocka_unit_test_teardown(test_l2_l4, reset_dispatch),
+        cmocka_unit_test(test_ipv6_extension_and_short_l4),
+        cmocka_unit_test_teardown(test_random_ipv4_lists, reset_dispatch),
     };
 
     return cmocka_run_group_tests_name("actions", tests, setup, NULL);
