@@ -262,7 +262,7 @@ test_random(void **state)
     struct sp_random rng = {11};
     struct sp_ipv4_set set;
 
-    for (int round = 0; round < 2000; round++) {
+    for (int round = 0; round < 10000; round++) {
         uint32_t n = sp_test_batch_sizes[round % sp_test_batch_size_count];
 
         for (uint32_t i = 0; i < n; i++) {
@@ -282,7 +282,7 @@ test_every_length(void **state)
     struct sp_random rng = {12};
     struct sp_ipv4_set set;
 
-    for (int round = 0; round < 40; round++) {
+    for (int round = 0; round < 200; round++) {
         struct frame base;
         uint32_t n = 0;
 
