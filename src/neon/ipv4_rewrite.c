@@ -5,12 +5,34 @@
  * by one bit-select (vbsl) against the set's image, the checksum terms of
  * every word at once as pairwise sums of new minus those of old (see
  * sp_ipv4_image), reduced by vaddv, and the header stored back as 16 + 4
- * bytes.
+ * bytes. A set of addresses only works on their 8 bytes, as on x86.
  */
 #include <arm_neon.h>
 
 #include "ipv4_rewrite.h"
 #include "isa.h"
+
+/* The 8 address bytes (12 to 19) alone; 'value' and 'mask' are those bytes
+ * of the image, and the header's terms are the L4 ones. */
+static void
+rewrite_addrs(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
+              uint8x8_t value, uint8x8_t mask, uint32_t words)
+{
+    uint8x8_t old = vld1_u8(ip + SP_IPV4_SRC_OFS);
+    uint8x8_t new = vbsl_u8(mask, value, old);
+    /* Lanes 0 and 1: new - old of the source and destination words. */
+    int32x2_t diffs =
+        vreinterpret_s32_u32(vsub_u32(vpaddl_u16(vreinterpret_u16_u8(new)),
+                                      vpaddl_u16(vreinterpret_u16_u8(old))));
+    uint32_t delta = sp_ipv4_delta(words, vget_lane_s32(diffs, 0) +
+                                              vget_lane_s32(diffs, 1));
+    int udp;
+    uint8_t *l4_csum = sp_ipv4_l4_csum(pkt, ip, hlen, &udp);
+
+    vst1_u8(ip + SP_IPV4_SRC_OFS, new);
+    sp_csum_update_at(ip + SP_IPV4_CSUM_OFS, delta);
+    sp_ipv4_apply_l4(l4_csum, udp, delta);
+}
 
 uint32_t
 sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
@@ -21,9 +43,11 @@ sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
     uint8x8_t value_hi, mask_hi;
     /* Locals: stores to packets could alias *set for the compiler. */
     bool addrs = set->src_mask || set->dst_mask, dec_ttl = set->dec_ttl;
+    bool only_addrs;
     uint32_t expired = 0;
 
     sp_ipv4_image_init(&im, set);
+    only_addrs = im.hdr_words == im.l4_words;
     value = vld1q_u8(im.value);
     mask = vld1q_u8(im.mask);
     dec = vld1q_u8(im.dec);
@@ -41,6 +65,12 @@ sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
         uint16_t csum;
 
         if (!ip) {
+            continue;
+        }
+        if (only_addrs) {
+            rewrite_addrs(pkts[i], ip, hlen,
+                          vld1_u8(im.value + SP_IPV4_SRC_OFS),
+                          vld1_u8(im.mask + SP_IPV4_SRC_OFS), im.l4_words);
             continue;
         }
         /* Found before the header store: a narrow load of just-stored
