@@ -134,10 +134,13 @@ set_eth(struct group *g, const struct sp_eth_set *set)
 static bool
 vlan_tagged(const struct sp_packet *pkt)
 {
-    const uint8_t *t = pkt->data + ETH_ADDRS_LEN;
+    const uint8_t *t;
 
-    return pkt->len >= ETH_HDR_LEN + VLAN_HDR_LEN &&
-           ((t[0] == 0x81 && t[1] == 0x00) || (t[0] == 0x88 && t[1] == 0xa8));
+    if (pkt->len < ETH_HDR_LEN + VLAN_HDR_LEN) {
+        return false;
+    }
+    t = pkt->data + ETH_ADDRS_LEN;
+    return (t[0] == 0x81 && t[1] == 0x00) || (t[0] == 0x88 && t[1] == 0xa8);
 }
 
 static void
@@ -209,12 +212,13 @@ set_vlan(struct group *g, uint16_t tci, uint16_t mask)
 {
     for (uint32_t i = 0; i < g->n; i++) {
         struct sp_packet *pkt = g->pkts[i];
-        uint8_t *t = pkt->data + ETH_HDR_LEN;
+        uint8_t *t;
         uint16_t old;
 
         if (!vlan_tagged(pkt)) {
             continue;
         }
+        t = pkt->data + ETH_HDR_LEN;
         old = (uint16_t)(t[0] << 8 | t[1]);
         old = (uint16_t)((old & ~mask) | (tci & mask));
         t[0] = (uint8_t)(old >> 8);
