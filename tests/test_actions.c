@@ -788,6 +788,71 @@ test_ipv6_extension_and_short_l4(void **state)
     ctx_finish(&ctx);
 }
 
+static void
+count_free(struct sp_action_ctx *ctx, struct sp_packet *pkt)
+{
+    (void)pkt;
+    (*(unsigned *)ctx->aux)++;
+}
+
+/* Frames cut at every length, fenced right after their last byte (the
+ * headroom before them): no action reads or writes past the frame. */
+static void
+run_short_frames(void)
+{
+    static const char *const lists[] = {
+        "push_vlan:0x8100,mod_vlan_vid:5,mod_dl_src:0:0:0:0:0:1,strip_vlan,"
+        "dec_ttl,mod_nw_src:10.0.0.1,mod_tp_dst:9,output:0",
+        "strip_vlan,mod_nw_tos:4,mod_tp_src:1,push_vlan:0x88a8,"
+        "mod_vlan_pcp:2,output:1",
+    };
+    struct sp_match udp, tagged_udp;
+    uint8_t frame[128];
+    uint16_t l3, l4;
+
+    match_init(&udp, 0x0800, 17, false);
+    match_init(&tagged_udp, 0x0800, 17, true);
+    for (int tag = 0; tag < 2; tag++) {
+        uint32_t full = build_ipv4(frame, 17, 9, tag, &l3, &l4, 77);
+
+        for (size_t l = 0; l < 2; l++) {
+            struct sp_actions *a =
+                parse_ok(lists[l], tag ? &tagged_udp : &udp);
+
+            for (uint32_t len = 0; len <= full; len++) {
+                struct sp_guarded g;
+                struct sp_packet pkt, *ptr = &pkt;
+                struct sp_action_ctx ctx;
+                unsigned freed = 0;
+
+                sp_guarded_alloc(&g, HEADROOM + len, 1);
+                memcpy(g.data + HEADROOM, frame, len);
+                pkt = (struct sp_packet){
+                    .data = g.data + HEADROOM,
+                    .len = len,
+                    .l3_ofs = l3 < len ? l3 : SP_OFS_NONE,
+                    .l4_ofs = l4 < len ? l4 : SP_OFS_NONE,
+                };
+                ctx_init(&ctx);
+                ctx.free = count_free;
+                ctx.aux = &freed;
+                sp_actions_execute(a, &ptr, 1, &ctx);
+                assert_int_equal(tx[0].count + tx[1].count + freed, 1);
+                sp_guarded_check(&g);
+                sp_guarded_free(&g);
+            }
+            sp_actions_free(a);
+        }
+    }
+}
+
+static void
+test_short_frames(void **state)
+{
+    (void)state;
+    for_each_variant(run_short_frames);
+}
+
 /* Random IPv4 action lists on random frames: every variant sends the
  * same bytes to the same ports and drops the same packets as scalar. */
 static void
@@ -878,6 +943,7 @@ main(void)
         cmocka_unit_test(test_vlan),
         cmocka_unit_test_teardown(test_l2_l4, reset_dispatch),
         cmocka_unit_test(test_ipv6_extension_and_short_l4),
+        cmocka_unit_test_teardown(test_short_frames, reset_dispatch),
         cmocka_unit_test_teardown(test_random_ipv4_lists, reset_dispatch),
     };
 
