@@ -70,7 +70,7 @@ struct sp_ipv4_set {
  * 4 (once for dec_ttl and the set together), each address its two words.
  *
  * Address changes also update the TCP or UDP checksum with the same sum
- * over the changed addresses' words, when the header itself says the L4
+ * over the touched addresses' words, when the header itself says the L4
  * header is there: fragment offset 0, protocol 6 with 20 bytes or 17 with
  * 8 bytes at l3_ofs + IHL * 4 inside the frame (l4_ofs is not used). A
  * UDP checksum of 0 (none) stays 0; a UDP result of 0 is sent as 0xffff.
