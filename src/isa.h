@@ -9,10 +9,11 @@
 
 #include "simdpath/kernels.h"
 
-#define SP_ISA_DECLARE(isa)                 \
-    sp_mfex_fn sp_##isa##_mfex;             \
-    sp_hash_fn sp_##isa##_hash;             \
-    sp_batch_copy_fn sp_##isa##_batch_copy; \
+#define SP_ISA_DECLARE(isa)                     \
+    sp_mfex_fn sp_##isa##_mfex;                 \
+    sp_hash_fn sp_##isa##_hash;                 \
+    sp_batch_copy_fn sp_##isa##_batch_copy;     \
+    sp_ipv4_rewrite_fn sp_##isa##_ipv4_rewrite; \
     extern const struct sp_kernel_table sp_##isa##_kernels
 
 /* The scalar parser on one packet: the SIMD variants' fallback for the

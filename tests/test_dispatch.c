@@ -70,6 +70,21 @@ test_default_is_best(void **state)
 
 /* CI runs this suite on CPUs whose best variant it knows (native AVX-512,
  * qemu Haswell, Westmere, cortex-a72) and says which in SP_EXPECT_AUTO. */
+/* A table with a hole would crash the first caller of that kernel. */
+static void
+test_every_table_complete(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < sp_variant_count(); i++) {
+        for (unsigned k = 0; k < SP_KERNEL_COUNT; k++) {
+            if (!sp_kernel_table_get(sp_variant_get(i)->kernels, k)) {
+                fail_msg("variant %s has no %s kernel",
+                         sp_variant_get(i)->name, sp_kernel_name(k));
+            }
+        }
+    }
+}
+
 static void
 test_expected_auto(void **state)
 {
@@ -191,7 +206,7 @@ test_grammar_errors(void **state)
     assert_refused("scalar,,auto", (const char *const[]){"empty item", NULL});
     assert_refused("foo=scalar",
                    (const char *const[]){"unknown kernel 'foo'", "hash",
-                                         "batch_copy", NULL});
+                                         "batch_copy", "ipv4_rewrite", NULL});
     assert_refused("hash=", (const char *const[]){"hash:", "unknown variant",
                                                   "scalar", NULL});
     assert_refused("hash=scalar=scalar",
@@ -323,10 +338,25 @@ broken_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
     return count ? count - 1 : 0;
 }
 
+/* Rewrites as scalar does, then changes the last byte of the second
+ * packet. */
+static uint32_t
+broken_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
+                    const struct sp_ipv4_set *set)
+{
+    uint32_t expired = sp_variant_get(0)->kernels->ipv4_rewrite(pkts, n, set);
+
+    if (n > 1 && pkts[1]->len) {
+        pkts[1]->data[pkts[1]->len - 1] ^= 1;
+    }
+    return expired;
+}
+
 static const struct sp_kernel_table broken_kernels = {
     .mfex = broken_mfex,
     .hash = broken_hash,
     .batch_copy = broken_batch_copy,
+    .ipv4_rewrite = broken_ipv4_rewrite,
 };
 
 static const struct sp_variant broken = {"broken", 0, 0, -1, &broken_kernels};
@@ -414,6 +444,42 @@ test_autovalidate_catches_broken(void **state)
     assert_non_null(strstr(log_text, "kernel mfex: variant broken differs "
                                      "from scalar at item 1"));
     assert_non_null(strstr(log_text, "variant l3_ofs, l4_ofs, status"));
+    /* The in-place rewrite: the caller gets scalar's bytes, and the
+     * report holds the original and both results. */
+    {
+        uint8_t frames[2][34], want_frames[2][34];
+        struct sp_packet rw_pkts[2], want_pkts[2];
+        struct sp_packet *rw_ptrs[2] = {&rw_pkts[0], &rw_pkts[1]};
+        struct sp_packet *want_ptrs2[2] = {&want_pkts[0], &want_pkts[1]};
+        const struct sp_ipv4_set set = {.dst = 0x01020304,
+                                        .dst_mask = UINT32_MAX};
+
+        sp_random_fill(&rng, frames, sizeof frames);
+        for (int i = 0; i < 2; i++) {
+            frames[i][14] = 0x45;
+            rw_pkts[i] = (struct sp_packet){
+                .data = frames[i], .len = 34, .l3_ofs = 14, .l4_ofs = 34};
+            want_pkts[i] = rw_pkts[i];
+            want_pkts[i].data = want_frames[i];
+        }
+        memcpy(want_frames, frames, sizeof frames);
+        sp_variant_get(0)->kernels->ipv4_rewrite(want_ptrs2, 2, &set);
+        SP_KERNEL(ipv4_rewrite)(rw_ptrs, 2, &set);
+        assert_memory_equal(frames, want_frames, sizeof frames);
+        assert_int_equal(sp_autovalidate_mismatches(SP_KERNEL_ipv4_rewrite,
+                                                    (unsigned)index),
+                         1);
+        assert_non_null(strstr(log_text, "kernel ipv4_rewrite: variant "
+                                         "broken differs from scalar at "
+                                         "item 1"));
+        assert_non_null(strstr(log_text, "original packet (34 bytes)"));
+        assert_non_null(strstr(log_text, "variant packet (34 bytes)"));
+        for (int i = 1; i < index; i++) {
+            assert_int_equal(sp_autovalidate_mismatches(SP_KERNEL_ipv4_rewrite,
+                                                        (unsigned)i),
+                             0);
+        }
+    }
 
     /* Forcing it by name works; auto is back after unregistering. */
     assert_int_equal(sp_dispatch_set_impl("hash=broken", &err), 0);
@@ -429,6 +495,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_default_is_best, reset),
+        cmocka_unit_test_setup(test_every_table_complete, reset),
         cmocka_unit_test_setup(test_expected_auto, reset),
         cmocka_unit_test_setup(test_forced_everywhere, reset),
         cmocka_unit_test_setup(test_per_kernel_and_order, reset),

@@ -62,3 +62,65 @@ sp_test_variants(const struct sp_variant **out, unsigned max)
     }
     return n;
 }
+
+uint32_t
+sp_test_sum_be(const uint8_t *p, uint32_t len)
+{
+    uint32_t sum = 0;
+
+    for (uint32_t i = 0; i + 1 < len; i += 2) {
+        sum += (uint32_t)p[i] << 8 | p[i + 1];
+    }
+    if (len & 1) {
+        sum += (uint32_t)p[len - 1] << 8;
+    }
+    return sum;
+}
+
+uint16_t
+sp_test_fold_be(uint32_t sum)
+{
+    while (sum > 0xffff) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return (uint16_t)sum;
+}
+
+void
+sp_test_put_be16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+uint16_t
+sp_test_get_be16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+uint16_t
+sp_test_l4_checksum(const uint8_t *ip, uint8_t proto, const uint8_t *l4,
+                    uint32_t l4_len, uint32_t csum_ofs)
+{
+    uint8_t pseudo[40];
+    uint32_t plen, sum;
+
+    if (ip[0] >> 4 == 4) {
+        memcpy(pseudo, ip + 12, 8);
+        pseudo[8] = 0;
+        pseudo[9] = proto ? proto : ip[9];
+        sp_test_put_be16(pseudo + 10, (uint16_t)l4_len);
+        plen = 12;
+    } else {
+        memcpy(pseudo, ip + 8, 32);
+        sp_test_put_be16(pseudo + 32, 0);
+        sp_test_put_be16(pseudo + 34, (uint16_t)l4_len);
+        memset(pseudo + 36, 0, 3);
+        pseudo[39] = proto ? proto : ip[6];
+        plen = 40;
+    }
+    sum = sp_test_sum_be(pseudo, plen) + sp_test_sum_be(l4, l4_len) -
+          sp_test_get_be16(l4 + csum_ofs);
+    return (uint16_t)~sp_test_fold_be(sum);
+}

@@ -39,4 +39,19 @@ unsigned sp_test_variants(const struct sp_variant **out, unsigned max);
 extern const uint32_t sp_test_batch_sizes[];
 extern const unsigned sp_test_batch_size_count;
 
+/*
+ * Checksums computed from scratch, independent of src/csum.h: the RFC 1071
+ * sum of big-endian words (an odd last byte padded with 0), its fold, and
+ * the TCP/UDP/ICMPv6 checksum of the segment at l4 with the pseudo header
+ * of the IPv4 or IPv6 header at ip (next header: ip's protocol byte, or
+ * 'proto' when not 0), its own checksum field taken as 0.
+ */
+uint32_t sp_test_sum_be(const uint8_t *p, uint32_t len);
+uint16_t sp_test_fold_be(uint32_t sum);
+uint16_t sp_test_l4_checksum(const uint8_t *ip, uint8_t proto,
+                             const uint8_t *l4, uint32_t l4_len,
+                             uint32_t csum_ofs);
+void sp_test_put_be16(uint8_t *p, uint16_t v);
+uint16_t sp_test_get_be16(const uint8_t *p);
+
 #endif /* SP_TESTLIB_H */

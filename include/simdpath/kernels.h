@@ -11,6 +11,7 @@
 #ifndef SP_KERNELS_H
 #define SP_KERNELS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "simdpath/flow_key.h"
@@ -57,13 +58,56 @@ typedef uint32_t sp_batch_copy_fn(void **dst, void *const *src, uint32_t n,
                                   uint32_t select);
 
 /*
+ * ipv4_rewrite: what one rewrite does to every IPv4 header of a batch.
+ * Values and masks are in network byte order (the header's bytes); bits set
+ * in a mask take the value's bits, the others keep the packet's. A field
+ * whose mask is 0 is not touched.
+ */
+struct sp_ipv4_set {
+    uint32_t src, src_mask; /* source address */
+    uint32_t dst, dst_mask; /* destination address */
+    uint8_t tos, tos_mask;  /* DSCP (0xfc) and ECN (0x03) bits */
+    uint8_t ttl, ttl_mask;  /* applied after dec_ttl */
+    bool dec_ttl;           /* decrement the TTL first */
+};
+
+/*
+ * ipv4_rewrite: applies 'set' to pkts[0..n) (n <= SP_BATCH_MAX) in place.
+ *
+ * A packet is rewritten when pkts[i]->l3_ofs is not SP_OFS_NONE and the
+ * bytes there hold a complete IPv4 header inside pkts[i]->len (version 4,
+ * IHL >= 5, IHL * 4 bytes present); any other packet is left untouched.
+ * With dec_ttl, a packet whose TTL is 0 or 1 is left untouched and its bit
+ * is set in the returned mask (the caller drops it); the result is 0
+ * without dec_ttl.
+ *
+ * Per field, one incremental update (RFC 1624, eqn. 3) of the header
+ * checksum: HC' = ~(~HC + sum over the field's 16-bit words of ~m + m'),
+ * with the one's complement sum reduced by end-around carry (it is 0 only
+ * when every term is 0), so the result does not depend on the order in
+ * which fields or words are added. A touched field is always counted, even
+ * when its value does not change. TOS counts its word 0, the TTL its word
+ * 4 (once for dec_ttl and the set together), each address its two words.
+ *
+ * Address changes also update the TCP or UDP checksum with the same sum
+ * over the touched addresses' words, when the header itself says the L4
+ * header is there: fragment offset 0, protocol 6 with 20 bytes or 17 with
+ * 8 bytes at l3_ofs + IHL * 4 inside the frame (l4_ofs is not used). A
+ * UDP checksum of 0 (none) stays 0; a UDP result of 0 is sent as 0xffff.
+ * Nothing outside those header bytes is read or written.
+ */
+typedef uint32_t sp_ipv4_rewrite_fn(struct sp_packet *const *pkts, uint32_t n,
+                                    const struct sp_ipv4_set *set);
+
+/*
  * The kernel list: X(name, summary). 'name' is the identifier used in the
  * kernel table, in sp_<isa>_<name>, and in the --impl grammar.
  */
-#define SP_KERNELS(X)                                         \
-    X(mfex, "miniflow extract: parse packets into flow keys") \
-    X(hash, "CRC-32C hash of masked flow keys")               \
-    X(batch_copy, "append selected packet pointers to an output batch")
+#define SP_KERNELS(X)                                                   \
+    X(mfex, "miniflow extract: parse packets into flow keys")           \
+    X(hash, "CRC-32C hash of masked flow keys")                         \
+    X(batch_copy, "append selected packet pointers to an output batch") \
+    X(ipv4_rewrite, "masked set of IPv4 src/dst/tos/ttl with checksums")
 
 enum sp_kernel_id {
 #define SP_KERNEL_ENUM(name, summary) SP_KERNEL_##name,

@@ -7,6 +7,7 @@ const struct sp_kernel_table sp_avx512_kernels = {
     .mfex = sp_avx512_mfex,
     .hash = sp_avx2_hash,
     .batch_copy = sp_avx512_batch_copy,
+    .ipv4_rewrite = sp_avx512_ipv4_rewrite,
 };
 
 /* The same plus VBMI and VPCLMULQDQ (Ice Lake, Zen 4 and later): vpermb
@@ -15,4 +16,5 @@ const struct sp_kernel_table sp_avx512vbmi_kernels = {
     .mfex = sp_avx512vbmi_mfex,
     .hash = sp_avx512_hash,
     .batch_copy = sp_avx512_batch_copy,
+    .ipv4_rewrite = sp_avx512_ipv4_rewrite,
 };

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "simdpath/dispatch.h"
@@ -74,6 +75,54 @@ round_batch_copy(struct sp_random *rng)
     }
     sp_random_fill(rng, src, sizeof src);
     SP_KERNEL(batch_copy)(dst, src, n, select);
+}
+
+/* A masked set with random fields present, and random frames that are
+ * mostly IPv4 (any IHL, TCP/UDP/other, fragments, zero UDP checksums) at
+ * random offsets and lengths, often cut short. */
+static void
+round_ipv4_rewrite(struct sp_random *rng)
+{
+    static const uint8_t protos[] = {6, 17, 1, 132};
+    static uint8_t frames[SP_BATCH_MAX][128];
+    struct sp_packet pkts[SP_BATCH_MAX], *ptrs[SP_BATCH_MAX];
+    uint32_t n = sp_random_below(rng, SP_BATCH_MAX + 1);
+    uint32_t present = sp_random_below(rng, 32);
+    struct sp_ipv4_set set = {
+        .src = (uint32_t)sp_random_next(rng),
+        .dst = (uint32_t)sp_random_next(rng),
+        .tos = (uint8_t)sp_random_next(rng),
+        .ttl = (uint8_t)sp_random_next(rng),
+        .src_mask = present & 1 ? (uint32_t)sp_random_next(rng) : 0,
+        .dst_mask = present & 2 ? UINT32_MAX : 0,
+        .tos_mask = present & 4 ? 0xfc : 0,
+        .ttl_mask = present & 8 ? 0xff : 0,
+        .dec_ttl = present & 16,
+    };
+
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t *f = frames[i];
+        uint32_t l3 = sp_random_below(rng, 4) ? 14 : sp_random_below(rng, 40);
+
+        sp_random_fill(rng, f, sizeof frames[i]);
+        f[l3] = (uint8_t)(0x45 + (sp_random_below(rng, 4) ? 0 : f[l3] % 11));
+        f[l3 + 6] &= sp_random_below(rng, 4) ? 0x40 : 0xff;
+        f[l3 + 7] = sp_random_below(rng, 4) ? 0 : f[l3 + 7];
+        f[l3 + 8] = (uint8_t)sp_random_below(rng, 4);
+        f[l3 + 9] = protos[sp_random_below(rng, 4)];
+        if (sp_random_below(rng, 4) == 0) {
+            memset(f + l3 + 20 + 6, 0, 2); /* no UDP checksum */
+        }
+        pkts[i] = (struct sp_packet){
+            .data = f,
+            .len = sp_random_below(rng, 2) ? sizeof frames[i]
+                                           : sp_random_below(rng, 100),
+            .l3_ofs = sp_random_below(rng, 16) ? (uint16_t)l3 : SP_OFS_NONE,
+            .l4_ofs = SP_OFS_NONE,
+        };
+        ptrs[i] = &pkts[i];
+    }
+    SP_KERNEL(ipv4_rewrite)(ptrs, n, &set);
 }
 
 static int
@@ -166,6 +215,7 @@ sp_cmd_check(int argc, char **argv)
         round_mfex(&rng);
         round_hash(&rng);
         round_batch_copy(&rng);
+        round_ipv4_rewrite(&rng);
     }
     return report(rounds) ? SP_EXIT_FAILURE : SP_EXIT_OK;
 }

@@ -7,6 +7,7 @@
  * result, so traffic is handled exactly as the specification says.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dispatch/internal.h"
@@ -268,8 +269,82 @@ autovalidate_batch_copy(void **dst, void *const *src, uint32_t n,
     return count;
 }
 
+/* Whether two packets differ in metadata or bytes. */
+static bool
+packets_differ(const struct sp_packet *a, const struct sp_packet *b)
+{
+    return a->len != b->len || a->in_port != b->in_port ||
+           a->l3_ofs != b->l3_ofs || a->l4_ofs != b->l4_ofs ||
+           a->status != b->status || a->owner != b->owner ||
+           memcmp(a->data, b->data, a->len) != 0;
+}
+
+/* The rewrite works in place: the packets' original bytes are kept, scalar
+ * rewrites the caller's packets, and each candidate rewrites private
+ * packets that point at a private copy of the original bytes. */
+static uint32_t
+autovalidate_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
+                          const struct sp_ipv4_set *set)
+{
+    struct sp_packet copies[SP_BATCH_MAX];
+    struct sp_packet *copy_ptrs[SP_BATCH_MAX];
+    struct candidates c;
+    size_t total = 0, ofs = 0;
+    uint8_t *orig, *scratch;
+    uint32_t expired;
+
+    for (uint32_t i = 0; i < n; i++) {
+        total += pkts[i]->len;
+    }
+    orig = n && n <= SP_BATCH_MAX ? malloc(2 * total + 1) : NULL;
+    if (!orig) {
+        /* Nothing to rewrite, or no memory to compare with: scalar. */
+        return reference()->ipv4_rewrite(pkts, n, set);
+    }
+    scratch = orig + total;
+    for (uint32_t i = 0; i < n; i++) {
+        memcpy(orig + ofs, pkts[i]->data, pkts[i]->len);
+        ofs += pkts[i]->len;
+    }
+    expired = reference()->ipv4_rewrite(pkts, n, set);
+    find_candidates(SP_KERNEL_ipv4_rewrite, &c);
+    for (unsigned v = 0; v < c.count; v++) {
+        uint32_t got, i;
+
+        memcpy(scratch, orig, total);
+        ofs = 0;
+        for (i = 0; i < n; i++) {
+            copies[i] = *pkts[i];
+            copies[i].data = scratch + ofs;
+            copy_ptrs[i] = &copies[i];
+            ofs += pkts[i]->len;
+        }
+        count_check(SP_KERNEL_ipv4_rewrite, c.index[v]);
+        got = c.kernels[v]->ipv4_rewrite(copy_ptrs, n, set);
+        for (i = 0; i < n && !packets_differ(pkts[i], &copies[i]); i++) {
+        }
+        if (i < n || got != expired) {
+            uint32_t item = i < n ? i : 0;
+            const struct blob blobs[] = {
+                {"set", set, sizeof *set},
+                {"scalar expired mask", &expired, sizeof expired},
+                {"variant expired mask", &got, sizeof got},
+                {"original packet", orig + (copies[item].data - scratch),
+                 pkts[item]->len},
+                {"scalar packet", pkts[item]->data, pkts[item]->len},
+                {"variant packet", copies[item].data, pkts[item]->len},
+            };
+
+            mismatch(SP_KERNEL_ipv4_rewrite, c.index[v], item, blobs, 6);
+        }
+    }
+    free(orig);
+    return expired;
+}
+
 const struct sp_kernel_table sp_autovalidate_kernels = {
     .mfex = autovalidate_mfex,
     .hash = autovalidate_hash,
     .batch_copy = autovalidate_batch_copy,
+    .ipv4_rewrite = autovalidate_ipv4_rewrite,
 };

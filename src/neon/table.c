@@ -5,4 +5,5 @@ const struct sp_kernel_table sp_neon_kernels = {
     .mfex = sp_neon_mfex,
     .hash = sp_neon_hash,
     .batch_copy = sp_neon_batch_copy,
+    .ipv4_rewrite = sp_neon_ipv4_rewrite,
 };

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Actions: what a flow rule does with the packets it matches, compiled
+ * from the action part of a rule (docs/flow-syntax.md) and applied to a
+ * group of packets that matched the same rule.
+ *
+ * Compiling checks the actions against the rule's match: a set of a field
+ * the match does not guarantee is refused (mod_nw_* needs an IPv4 match,
+ * set_field:...->ipv6_* an IPv6 one, mod_tp_* an exact nw_proto of TCP,
+ * UDP or SCTP, mod_vlan_* a VLAN tag in the match or a push_vlan before),
+ * and so is an output to a port the caller says does not exist.
+ *
+ * Executing rewrites the packets in place (IPv4 through the ipv4_rewrite
+ * kernel, the rest in scalar code), appends them to per-port transmit
+ * batches through the batch_copy kernel, and hands every packet it drops
+ * back to the caller. No DPDK type appears here: the I/O layer supplies
+ * callbacks.
+ */
+#ifndef SP_ACTIONS_H
+#define SP_ACTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "simdpath/dispatch.h"
+#include "simdpath/match.h"
+#include "simdpath/packet.h"
+
+/* A compiled action list; immutable, so PMD threads share it. */
+struct sp_actions;
+
+/* X(id, name): why packets were dropped. */
+#define SP_DROP_REASONS(X)                                          \
+    X(ACTION, "drop action")                                        \
+    X(NO_OUTPUT, "no output action")                                \
+    X(TTL, "TTL or hop limit expired")                              \
+    X(NO_PORT, "output port missing")                               \
+    X(TX_FULL, "transmit batch still full after flush")             \
+    X(NO_BUFFER, "no buffer to copy the packet for another output") \
+    X(NO_HEADROOM, "no headroom to push a VLAN tag")
+
+enum sp_drop_reason {
+#define SP_DROP_ENUM(id, name) SP_DROP_##id,
+    SP_DROP_REASONS(SP_DROP_ENUM)
+#undef SP_DROP_ENUM
+        SP_DROP_COUNT
+};
+
+const char *sp_drop_reason_name(enum sp_drop_reason reason);
+
+/* Whether an output port exists, asked while compiling. */
+typedef bool sp_port_exists_fn(uint32_t port, void *aux);
+
+/*
+ * Compiles 'text' (the part after "actions=", NUL-terminated) for a rule
+ * with 'match'. On success stores a new action list in *out and returns 0.
+ * On error returns -1, sets *err_ofs (if not NULL) to the byte offset in
+ * 'text' where the problem is, and err->msg to "column N: ..." (N =
+ * offset + 1) saying what was expected there, e.g.
+ *
+ *     column 12: output to port 9, which does not exist
+ *     column 1: mod_nw_src needs a match on IPv4 (ip, or dl_type=0x0800)
+ */
+int sp_actions_parse(const char *text, const struct sp_match *match,
+                     sp_port_exists_fn *port_exists, void *aux,
+                     struct sp_actions **out, size_t *err_ofs,
+                     struct sp_err *err);
+
+void sp_actions_free(struct sp_actions *actions);
+
+/* Writes the actions in the syntax sp_actions_parse() reads, as snprintf
+ * does: returns the length of the whole text, writes at most size bytes
+ * including the terminating NUL. */
+int sp_actions_format(const struct sp_actions *actions, char *buf,
+                      size_t size);
+
+/* Bytes of headroom in front of pkt->data that executing needs in every
+ * packet (4 per push_vlan). */
+uint32_t sp_actions_headroom(const struct sp_actions *actions);
+
+/* One port's packets waiting to be sent. */
+struct sp_tx_batch {
+    uint32_t count;
+    struct sp_packet *pkts[SP_BATCH_MAX];
+};
+
+/*
+ * What executing needs from its caller (the PMD loop), and the drop
+ * counters it keeps. Every callback is required and gets the context back;
+ * 'aux' is the caller's.
+ *
+ * Packet buffers: every packet handed to execute, and every packet clone()
+ * returns, has at least 'headroom' writable bytes in front of pkt->data.
+ * push_vlan moves pkt->data back by 4 bytes and strip_vlan forward by 4
+ * (both keep l3_ofs/l4_ofs pointing at the same headers): the I/O layer
+ * takes the frame's start and length from pkt->data and pkt->len when it
+ * transmits.
+ */
+struct sp_action_ctx {
+    struct sp_tx_batch *tx; /* tx[port] for port < n_ports */
+    uint32_t n_ports;
+    uint32_t headroom;
+    /* Sends (or queues) tx[port] and leaves it empty. Called before an
+     * output that would not fit, once per output, not per packet. */
+    void (*flush)(struct sp_action_ctx *ctx, uint32_t port);
+    /* A copy of pkt: its own bytes, same length and metadata; NULL when
+     * no buffer is free (that copy is then dropped and counted). */
+    struct sp_packet *(*clone)(struct sp_action_ctx *ctx,
+                               const struct sp_packet *pkt);
+    /* Gives back a packet that was dropped. */
+    void (*free)(struct sp_action_ctx *ctx, struct sp_packet *pkt);
+    void *aux;
+    uint64_t drops[SP_DROP_COUNT]; /* packets dropped, per reason */
+};
+
+/*
+ * Applies the actions, in order, to pkts[0..n), which all matched the same
+ * rule (more than SP_BATCH_MAX are taken SP_BATCH_MAX at a time). The packets
+ * pass to the context: each one ends in a transmit batch or is dropped
+ * (counted, then ctx->free). The last output sends the packets themselves; an
+ * earlier one sends copies made by ctx->clone, so later actions do not change
+ * what it sent. Actions after the last output have nothing left to act on.
+ */
+void sp_actions_execute(const struct sp_actions *actions,
+                        struct sp_packet *const *pkts, uint32_t n,
+                        struct sp_action_ctx *ctx);
+
+#endif /* SP_ACTIONS_H */

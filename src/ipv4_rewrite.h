@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What every variant of the ipv4_rewrite kernel shares: finding a complete
+ * IPv4 header and the L4 checksum an address change must update, exactly
+ * as the contract in kernels.h says.
+ */
+#ifndef SP_IPV4_REWRITE_H
+#define SP_IPV4_REWRITE_H
+
+#include <stddef.h>
+
+#include "csum.h"
+#include "simdpath/kernels.h"
+
+#define SP_IPV4_HDR_LEN   20
+#define SP_IPV4_CSUM_OFS  10
+#define SP_IPV4_TTL_OFS   8
+#define SP_IPV4_PROTO_OFS 9
+#define SP_IPV4_SRC_OFS   12
+#define SP_IPV4_DST_OFS   16
+#define SP_IPPROTO_TCP    6
+#define SP_IPPROTO_UDP    17
+#define SP_IPPROTO_SCTP   132
+
+/* The packet's IPv4 header if it is complete inside the frame (version 4,
+ * IHL >= 5, IHL * 4 bytes present), with its length in *hlen; else NULL. */
+static inline uint8_t *
+sp_ipv4_header(const struct sp_packet *pkt, uint32_t *hlen)
+{
+    uint32_t l3 = pkt->l3_ofs;
+    uint8_t *ip;
+
+    if (l3 == SP_OFS_NONE || pkt->len < l3 + SP_IPV4_HDR_LEN) {
+        return NULL;
+    }
+    ip = pkt->data + l3;
+    *hlen = (ip[0] & 0x0fu) * 4;
+    /* Version 4 and IHL 5..15 in one compare: 0x45..0x4f. */
+    if ((uint8_t)(ip[0] - 0x45) > 0x0a || pkt->len - l3 < *hlen) {
+        return NULL;
+    }
+    return ip;
+}
+
+/* The L4 checksum covering the IPv4 addresses: a first fragment (or none)
+ * of TCP with its 20-byte header or UDP with its 8-byte header inside the
+ * frame. Sets *udp; NULL when there is none to update. */
+static inline uint8_t *
+sp_ipv4_l4_csum(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
+                int *udp)
+{
+    uint32_t l4 = (uint32_t)(ip - pkt->data) + hlen;
+    uint8_t proto = ip[SP_IPV4_PROTO_OFS];
+    int tcp = proto == SP_IPPROTO_TCP;
+
+    *udp = proto == SP_IPPROTO_UDP;
+    /* A later fragment (offset not 0) has no L4 header. */
+    if (!(tcp | *udp) || ((ip[6] & 0x1f) | ip[7]) ||
+        pkt->len - l4 < (tcp ? 20u : 8u)) {
+        return NULL;
+    }
+    return pkt->data + l4 + (tcp ? 16 : 6);
+}
+
+/* Applies the address terms 'delta' to an L4 checksum found above. */
+static inline void
+sp_ipv4_apply_l4(uint8_t *csum, int udp, uint32_t delta)
+{
+    if (!csum) {
+        return;
+    }
+    if (udp) {
+        sp_csum_update_udp_at(csum, delta);
+    } else {
+        sp_csum_update_at(csum, delta);
+    }
+}
+
+/*
+ * The set laid out as the first 20 header bytes, for the SIMD variants.
+ * Their checksum sums use that, for a touched word, ~old + new equals
+ * 0xffff + (new - old), and untouched words have new == old: the sum over
+ * touched words is words * 0xffff plus the sum of (new - old) over all
+ * words, a signed sum of the whole header with no per-word mask.
+ */
+struct sp_ipv4_image {
+    uint8_t value[32]; /* the set's values, already masked */
+    uint8_t mask[32];
+    uint8_t dec[32];    /* 0xff at the TTL when decrementing: adds -1 */
+    uint32_t hdr_words; /* 16-bit words the header checksum counts */
+    uint32_t l4_words;  /* ...of them, address words (L4 checksum) */
+};
+
+static inline void
+sp_ipv4_image_init(struct sp_ipv4_image *im, const struct sp_ipv4_set *set)
+{
+    memset(im, 0, sizeof *im);
+    im->value[1] = set->tos & set->tos_mask;
+    im->mask[1] = set->tos_mask;
+    im->value[SP_IPV4_TTL_OFS] = set->ttl & set->ttl_mask;
+    im->mask[SP_IPV4_TTL_OFS] = set->ttl_mask;
+    sp_store32(im->value + SP_IPV4_SRC_OFS, set->src & set->src_mask);
+    sp_store32(im->mask + SP_IPV4_SRC_OFS, set->src_mask);
+    sp_store32(im->value + SP_IPV4_DST_OFS, set->dst & set->dst_mask);
+    sp_store32(im->mask + SP_IPV4_DST_OFS, set->dst_mask);
+    im->dec[SP_IPV4_TTL_OFS] = set->dec_ttl ? 0xff : 0;
+    im->l4_words = (set->src_mask ? 2 : 0) + (set->dst_mask ? 2 : 0);
+    im->hdr_words = im->l4_words + (set->tos_mask ? 1 : 0) +
+                    (set->ttl_mask || set->dec_ttl ? 1 : 0);
+}
+
+/* The terms of 'words' touched words whose (new - old) sum to 'diff'. */
+static inline uint32_t
+sp_ipv4_delta(uint32_t words, int32_t diff)
+{
+    return (uint32_t)((int32_t)words * 0xffff + diff);
+}
+
+/* The header of packet i to rewrite, or NULL: not a complete IPv4 header
+ * (sp_ipv4_header), or dec_ttl and a TTL of 0 or 1 (then bit i is set in
+ * *expired). */
+static inline uint8_t *
+sp_ipv4_rewritable(const struct sp_packet *pkt, bool dec_ttl, uint32_t i,
+                   uint32_t *expired, uint32_t *hlen)
+{
+    uint8_t *ip = sp_ipv4_header(pkt, hlen);
+
+    if (ip && dec_ttl && ip[SP_IPV4_TTL_OFS] <= 1) {
+        *expired |= UINT32_C(1) << i;
+        return NULL;
+    }
+    return ip;
+}
+
+#endif /* SP_IPV4_REWRITE_H */

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The x86 SIMD variants of ipv4_rewrite, which differ only in how a 20-byte
+ * header comes into a 256-bit register and goes back: AVX-512 with masked
+ * loads and stores, AVX2 with a 16-byte and a 4-byte access. Each folder
+ * passes its own load and store, which always_inline turns into direct
+ * code. Needs AVX2.
+ */
+#ifndef SP_IPV4_REWRITE_X86_H
+#define SP_IPV4_REWRITE_X86_H
+
+#include <immintrin.h>
+
+#include "ipv4_rewrite.h"
+
+/* Reads the 20 header bytes at ip into the low bytes of a register (the
+ * rest zero); writes them back with 'csum' as the header checksum. */
+typedef __m256i sp_ipv4_load_fn(const uint8_t *ip);
+typedef void sp_ipv4_store_fn(uint8_t *ip, __m256i hdr, uint16_t csum);
+
+/* A set that touches only the addresses changes 8 contiguous bytes (12 to
+ * 19): one 64-bit lane holds them, and the header's terms are the L4
+ * ones. 'value' and 'mask' are those bytes of the image. */
+static inline void
+sp_ipv4_rewrite_addrs(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
+                      __m128i value, __m128i mask, uint32_t words)
+{
+    const __m128i bias = _mm_set1_epi16((short)0x8000);
+    const __m128i ones = _mm_set1_epi16(1);
+    __m128i old = _mm_loadl_epi64((const __m128i *)(ip + SP_IPV4_SRC_OFS));
+    __m128i new = _mm_or_si128(_mm_andnot_si128(mask, old), value);
+    /* Lanes 0 and 1: new - old of the source and destination words. */
+    uint64_t diffs = (uint64_t)_mm_cvtsi128_si64(
+        _mm_sub_epi32(_mm_madd_epi16(_mm_xor_si128(new, bias), ones),
+                      _mm_madd_epi16(_mm_xor_si128(old, bias), ones)));
+    uint32_t delta = sp_ipv4_delta(
+        words, (int32_t)(uint32_t)diffs + (int32_t)(uint32_t)(diffs >> 32));
+    int udp;
+    uint8_t *l4_csum = sp_ipv4_l4_csum(pkt, ip, hlen, &udp);
+
+    _mm_storel_epi64((__m128i *)(ip + SP_IPV4_SRC_OFS), new);
+    sp_csum_update_at(ip + SP_IPV4_CSUM_OFS, delta);
+    sp_ipv4_apply_l4(l4_csum, udp, delta);
+}
+
+static inline __attribute__((always_inline)) uint32_t
+sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
+                    const struct sp_ipv4_set *set, sp_ipv4_load_fn *load,
+                    sp_ipv4_store_fn *store)
+{
+    struct sp_ipv4_image im;
+    __m256i value, mask, dec, bias, ones;
+    __m128i addr_value, addr_mask;
+    /* Locals: stores to packets could alias *set for the compiler. */
+    bool addrs = set->src_mask || set->dst_mask, dec_ttl = set->dec_ttl;
+    bool only_addrs;
+    uint32_t expired = 0;
+
+    sp_ipv4_image_init(&im, set);
+    only_addrs = im.hdr_words == im.l4_words;
+    value = _mm256_loadu_si256((const __m256i *)im.value);
+    mask = _mm256_loadu_si256((const __m256i *)im.mask);
+    dec = _mm256_loadu_si256((const __m256i *)im.dec);
+    addr_value =
+        _mm_loadl_epi64((const __m128i *)(im.value + SP_IPV4_SRC_OFS));
+    addr_mask = _mm_loadl_epi64((const __m128i *)(im.mask + SP_IPV4_SRC_OFS));
+    /* vpmaddwd multiplies signed words: flipping the top bit of old and
+     * new alike makes each word w - 0x8000, which cancels in new - old. */
+    bias = _mm256_set1_epi16((short)0x8000);
+    ones = _mm256_set1_epi16(1);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t hlen;
+        uint8_t *ip = sp_ipv4_rewritable(pkts[i], dec_ttl, i, &expired, &hlen);
+        uint8_t *l4_csum;
+        int udp = 0;
+        int32_t l4_diff;
+        __m256i old, new, diffs;
+        __m128i lo, hi;
+
+        if (!ip) {
+            continue;
+        }
+        if (only_addrs) {
+            sp_ipv4_rewrite_addrs(pkts[i], ip, hlen, addr_value, addr_mask,
+                                  im.l4_words);
+            continue;
+        }
+        /* Found before the header store: a narrow load of just-stored
+         * bytes would wait for store forwarding to fail. */
+        l4_csum = addrs ? sp_ipv4_l4_csum(pkts[i], ip, hlen, &udp) : NULL;
+        old = load(ip);
+        new = _mm256_or_si256(
+            _mm256_andnot_si256(mask, _mm256_add_epi8(old, dec)), value);
+        /* 32-bit lane k: new - old of words 2k and 2k + 1; lanes 3 and 4
+         * are the source and destination addresses. */
+        diffs = _mm256_sub_epi32(
+            _mm256_madd_epi16(_mm256_xor_si256(new, bias), ones),
+            _mm256_madd_epi16(_mm256_xor_si256(old, bias), ones));
+        lo = _mm256_castsi256_si128(diffs);
+        hi = _mm256_extracti128_si256(diffs, 1);
+        l4_diff = _mm_extract_epi32(lo, 3) + _mm_cvtsi128_si32(hi);
+        lo = _mm_add_epi32(lo, hi);
+        lo = _mm_add_epi32(lo, _mm_shuffle_epi32(lo, 0x4e));
+        lo = _mm_add_epi32(lo, _mm_shuffle_epi32(lo, 0xb1));
+        store(ip, new,
+              sp_csum_update(
+                  sp_load16(ip + SP_IPV4_CSUM_OFS),
+                  sp_ipv4_delta(im.hdr_words, _mm_cvtsi128_si32(lo))));
+        sp_ipv4_apply_l4(l4_csum, udp, sp_ipv4_delta(im.l4_words, l4_diff));
+    }
+    return expired;
+}
+
+#endif /* SP_IPV4_REWRITE_X86_H */
