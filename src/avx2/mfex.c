@@ -38,15 +38,10 @@ static inline bool
 probe_matches(const struct sp_mfex_profile *prof, const uint8_t *win,
               uint32_t len)
 {
-    __m256i w0 = _mm256_loadu_si256((const __m256i *)win);
-    __m256i w1 = _mm256_loadu_si256((const __m256i *)(win + 32));
-    __m256i m0 = _mm256_load_si256((const __m256i *)prof->probe_mask);
-    __m256i m1 = _mm256_load_si256((const __m256i *)(prof->probe_mask + 32));
-    __m256i v0 = _mm256_load_si256((const __m256i *)prof->probe_value);
-    __m256i v1 = _mm256_load_si256((const __m256i *)(prof->probe_value + 32));
-    __m256i eq =
-        _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(w0, m0), v0),
-                         _mm256_cmpeq_epi8(_mm256_and_si256(w1, m1), v1));
+    __m256i bytes = _mm256_loadu_si256((const __m256i *)win);
+    __m256i mask = _mm256_load_si256((const __m256i *)prof->probe_mask);
+    __m256i value = _mm256_load_si256((const __m256i *)prof->probe_value);
+    __m256i eq = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, mask), value);
 
     return len >= prof->min_len && _mm256_movemask_epi8(eq) == -1;
 }

@@ -47,16 +47,18 @@ permute_bytes(__m512i lo, __m512i hi, __m512i perm)
 #endif
 }
 
-/* Bits of the first n bytes, n <= 64. */
 static inline bool
 probe_matches(const struct sp_mfex_profile *prof, __m512i lo, uint32_t len)
 {
+    __m256i bytes = _mm512_castsi512_si256(lo);
+    __m256i mask = _mm256_load_si256((const __m256i *)prof->probe_mask);
+    __m256i value = _mm256_load_si256((const __m256i *)prof->probe_value);
+
     return len >= prof->min_len &&
-           !_mm512_cmpneq_epi8_mask(
-               _mm512_and_si512(lo, _mm512_load_si512(prof->probe_mask)),
-               _mm512_load_si512(prof->probe_value));
+           !_mm256_cmpneq_epi8_mask(_mm256_and_si256(bytes, mask), value);
 }
 
+/* Bits of the first n bytes, n <= 64. */
 static inline __mmask64
 first_bytes(uint32_t n)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Miniflow extract with NEON profiles (see mfex_profile.h). The 80-byte
- * window is five q registers; the probe is four masked compares; each 16
+ * window is five q registers; the probe is two masked compares; each 16
  * bytes of the key are one tbl over the first 64 bytes and one tbx over
  * the last 16 (tbl gives zero and tbx keeps the byte for an index out of
  * range, so SP_MFEX_PERM_ZERO lanes stay zero). Packets shorter than the
@@ -39,7 +39,7 @@ probe_matches(const struct sp_mfex_profile *prof, const uint8x16x4_t *w,
 {
     uint8x16_t eq = vdupq_n_u8(0xff);
 
-    for (unsigned c = 0; c < 4; c++) {
+    for (unsigned c = 0; c < SP_MFEX_PROBE_LEN / 16; c++) {
         uint8x16_t mask = vld1q_u8(prof->probe_mask + 16 * c);
         uint8x16_t value = vld1q_u8(prof->probe_value + 16 * c);
 
