@@ -2,9 +2,10 @@
 /*
  * Cycles per packet of miniflow extract for every variant this CPU runs,
  * per packet shape and for mixed traffic, each as a ratio to scalar from
- * the same run. Each case cycles through BATCHES batches of 32 different
- * packets, so the branch predictors cannot learn one batch by heart.
- * Usage: bench_mfex [SAMPLES]
+ * the same run. Each case cycles through BATCHES (default 16, at most
+ * BATCHES_MAX) batches of 32 different packets, so the branch predictors
+ * cannot learn one batch by heart; BATCHES 1 measures one batch in L1.
+ * Usage: bench_mfex [SAMPLES [BATCHES]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +14,12 @@
 #include "simdpath/dispatch.h"
 #include "simdpath/pktgen.h"
 
-#define BATCHES 16
-#define PACKETS (BATCHES * SP_BATCH_MAX)
+#define BATCHES_MAX 16
+#define PACKETS     (BATCHES_MAX * SP_BATCH_MAX)
 
 struct mfex_case {
     sp_mfex_fn *fn;
+    unsigned batches;
     unsigned next; /* batch of the next call */
     uint8_t bytes[PACKETS][SP_PKTGEN_MAX];
     struct sp_packet pkts[PACKETS];
@@ -25,14 +27,14 @@ struct mfex_case {
     struct sp_flow_key keys[SP_BATCH_MAX];
 };
 
-/* One batch per call: BATCHES calls process PACKETS packets. */
+/* One batch per call, cycling through the case's batches. */
 static void
 run_mfex(void *ctx)
 {
     struct mfex_case *c = ctx;
 
     c->fn(c->ptrs + c->next * SP_BATCH_MAX, SP_BATCH_MAX, c->keys);
-    c->next = (c->next + 1) % BATCHES;
+    c->next = (c->next + 1) % c->batches;
     __asm__ volatile("" ::"r"(c->keys) : "memory");
 }
 
@@ -66,15 +68,21 @@ int
 main(int argc, char **argv)
 {
     unsigned samples = argc > 1 ? (unsigned)atoi(argv[1]) : 31;
+    unsigned batches = argc > 2 ? (unsigned)atoi(argv[2]) : BATCHES_MAX;
     static struct mfex_case mc;
     struct sp_random rng = {1};
 
     if (samples < 3) {
         samples = 3;
     }
-    printf("TSC %.3f ticks/ns; median of %u samples; ratio = scalar "
-           "ticks / variant ticks (same run)\n",
-           sp_ticks_per_ns(), samples);
+    if (batches < 1 || batches > BATCHES_MAX) {
+        batches = BATCHES_MAX;
+    }
+    mc.batches = batches;
+    printf("TSC %.3f ticks/ns; median of %u samples; %u batches of 32 "
+           "packets per case; ratio = scalar ticks / variant ticks (same "
+           "run)\n",
+           sp_ticks_per_ns(), samples, batches);
     printf("%-36s %-10s %11s %9s %9s\n", "shape", "variant", "ticks/pkt",
            "ns/pkt", "vs scalar");
     for (int shape = -1; shape < SP_PKTGEN_SHAPE_COUNT; shape++) {
@@ -90,7 +98,7 @@ main(int argc, char **argv)
                 continue;
             }
             mc.fn = v->kernels->mfex;
-            t = sp_bench_median(run_mfex, &mc, 50 * BATCHES, samples);
+            t = sp_bench_median(run_mfex, &mc, 800, samples);
             scalar = i ? scalar : t;
             per = t / SP_BATCH_MAX;
             printf("%-36s %-10s %11.2f %9.2f %8.2fx\n",

@@ -4,7 +4,7 @@
  * without branching on headers ("profiles", as OVS's AVX-512 MFEX). A
  * profile is static data:
  *
- *  - probe_mask / probe_value over the first 64 bytes: a packet has the
+ *  - probe_mask / probe_value over the first 32 bytes: a packet has the
  *    shape when (bytes & mask) == value (Ethernet types, IPv4 version+IHL,
  *    "not a fragment", IPv6 version, L4 protocol);
  *  - perm: for each of the 64 key bytes, the packet byte it comes from
@@ -28,7 +28,7 @@
 
 #include "simdpath/kernels.h"
 
-#define SP_MFEX_PROBE_LEN 64
+#define SP_MFEX_PROBE_LEN 32 /* every byte a probe tests is below 28 */
 #define SP_MFEX_WINDOW    80 /* packet bytes a permute may read */
 #define SP_MFEX_PERM_ZERO 0xff
 #define SP_MFEX_PROFILES  8

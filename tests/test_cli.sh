@@ -116,9 +116,11 @@ printf '\000\000\012\000\000\001\300\250\001\002\004\322\000\065\000\020'
 printf '\000\000\336\255\276\357\312\376\360\015\000\000\000\000\000\000'
 printf '\000\000\000\000'
 } >"$pcap"
-expect 0 "parse-pcap" -- parse-pcap "$pcap" && has "$out" \
-    "1: ok: udp,in_port=0,dl_src=66:77:88:99:aa:bb,dl_dst=00:11:22:33:44:55,vlan_tci=0x0000,nw_src=10.0.0.1,nw_dst=192.168.1.2,nw_tos=0,nw_ecn=0,nw_ttl=64,ip_frag=no,tp_src=1234,tp_dst=53" \
-    "parse-pcap prints the flow"
+flow="udp,in_port=0,dl_src=66:77:88:99:aa:bb,dl_dst=00:11:22:33:44:55"
+flow="$flow,vlan_tci=0x0000,nw_src=10.0.0.1,nw_dst=192.168.1.2,nw_tos=0"
+flow="$flow,nw_ecn=0,nw_ttl=64,ip_frag=no,tp_src=1234,tp_dst=53"
+expect 0 "parse-pcap" -- parse-pcap "$pcap" &&
+    has "$out" "1: ok: $flow" "parse-pcap prints the flow"
 expect 0 "parse-pcap autovalidate" -- parse-pcap "$pcap" --impl autovalidate
 expect 0 "parse-pcap options before" -- --impl mfex=scalar parse-pcap "$pcap"
 expect 0 "parse-pcap max-simd" -- parse-pcap --max-simd 128 "$pcap"

@@ -12,7 +12,7 @@
 #include "simdpath/mfex.h"
 #include "simdpath/pktgen.h"
 
-#define ROUNDS_PER_SHAPE 200
+#define ROUNDS_PER_SHAPE 1000
 
 /* Parses hex digits (spaces ignored) into out; returns the byte count. */
 static uint32_t
@@ -324,7 +324,7 @@ test_generated(void **state)
             uint32_t len = (uint32_t)sp_pktgen(s, &rng, bytes);
 
             sp_mfexcheck_add(bytes, len);
-            if (round < ROUNDS_PER_SHAPE / 4) {
+            if (round < ROUNDS_PER_SHAPE / 2) {
                 check_mutations(bytes, len, &rng);
             }
         }
@@ -346,7 +346,7 @@ test_random_bytes(void **state)
     uint8_t bytes[256];
 
     sp_mfexcheck_init();
-    for (unsigned round = 0; round < 20000; round++) {
+    for (unsigned round = 0; round < 100000; round++) {
         uint32_t len = sp_random_below(&rng, sizeof bytes + 1);
         unsigned t = sp_random_below(&rng, 6);
 

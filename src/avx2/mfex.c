@@ -35,19 +35,15 @@ load_chunk(const uint8_t *p, uint32_t len, uint32_t c)
 }
 
 static inline bool
-probe_matches(const struct sp_mfex_profile *prof, const uint8_t *win)
+probe_matches(const struct sp_mfex_profile *prof, const uint8_t *win,
+              uint32_t len)
 {
-    __m256i w0 = _mm256_loadu_si256((const __m256i *)win);
-    __m256i w1 = _mm256_loadu_si256((const __m256i *)(win + 32));
-    __m256i m0 = _mm256_load_si256((const __m256i *)prof->probe_mask);
-    __m256i m1 = _mm256_load_si256((const __m256i *)(prof->probe_mask + 32));
-    __m256i v0 = _mm256_load_si256((const __m256i *)prof->probe_value);
-    __m256i v1 = _mm256_load_si256((const __m256i *)(prof->probe_value + 32));
-    __m256i eq =
-        _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(w0, m0), v0),
-                         _mm256_cmpeq_epi8(_mm256_and_si256(w1, m1), v1));
+    __m256i bytes = _mm256_loadu_si256((const __m256i *)win);
+    __m256i mask = _mm256_load_si256((const __m256i *)prof->probe_mask);
+    __m256i value = _mm256_load_si256((const __m256i *)prof->probe_value);
+    __m256i eq = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, mask), value);
 
-    return _mm256_movemask_epi8(eq) == -1;
+    return len >= prof->min_len && _mm256_movemask_epi8(eq) == -1;
 }
 
 /* 32 key bytes from the shuffles, keep and set at 'half' (0 or 32). */
@@ -75,13 +71,15 @@ void
 sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
              struct sp_flow_key *keys)
 {
+    /* Traffic comes in runs of one shape: try the last profile first. */
+    const struct sp_mfex_profile *prof = &sp_mfex_profiles[0];
+
     for (uint32_t i = 0; i < n; i++) {
         struct sp_packet *pkt = pkts[i];
         const uint8_t *p = pkt->data;
         const uint8_t *win = p; /* SP_MFEX_WINDOW readable bytes */
         uint32_t len = pkt->len;
         uint8_t copy[SP_MFEX_WINDOW] __attribute__((aligned(16)));
-        const struct sp_mfex_profile *prof;
 
         if (len < SP_MFEX_MIN_LEN) {
             sp_scalar_mfex_packet(pkt, &keys[i]);
@@ -94,8 +92,10 @@ sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
             }
             win = copy;
         }
-        prof = &sp_mfex_profiles[sp_mfex_profile_guess(p)];
-        if (len < prof->min_len || !probe_matches(prof, win) ||
+        if (!probe_matches(prof, win, len)) {
+            prof = &sp_mfex_profiles[sp_mfex_profile_guess(p)];
+        }
+        if (!probe_matches(prof, win, len) ||
             !sp_mfex_profile_lengths_ok(prof, p, len)) {
             sp_scalar_mfex_packet(pkt, &keys[i]);
             continue;

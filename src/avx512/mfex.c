@@ -47,6 +47,17 @@ permute_bytes(__m512i lo, __m512i hi, __m512i perm)
 #endif
 }
 
+static inline bool
+probe_matches(const struct sp_mfex_profile *prof, __m512i lo, uint32_t len)
+{
+    __m256i bytes = _mm512_castsi512_si256(lo);
+    __m256i mask = _mm256_load_si256((const __m256i *)prof->probe_mask);
+    __m256i value = _mm256_load_si256((const __m256i *)prof->probe_value);
+
+    return len >= prof->min_len &&
+           !_mm256_cmpneq_epi8_mask(_mm256_and_si256(bytes, mask), value);
+}
+
 /* Bits of the first n bytes, n <= 64. */
 static inline __mmask64
 first_bytes(uint32_t n)
@@ -57,11 +68,13 @@ first_bytes(uint32_t n)
 void
 MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
 {
+    /* Traffic comes in runs of one shape: try the last profile first. */
+    const struct sp_mfex_profile *prof = &sp_mfex_profiles[0];
+
     for (uint32_t i = 0; i < n; i++) {
         struct sp_packet *pkt = pkts[i];
         const uint8_t *p = pkt->data;
         uint32_t len = pkt->len;
-        const struct sp_mfex_profile *prof;
         __m512i lo, hi, key;
 
         if (len < SP_MFEX_MIN_LEN) {
@@ -75,11 +88,10 @@ MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
                                             : SP_MFEX_WINDOW - 64),
                             p + 64)
                       : _mm512_setzero_si512();
-        prof = &sp_mfex_profiles[sp_mfex_profile_guess(p)];
-        if (len < prof->min_len ||
-            _mm512_cmpneq_epi8_mask(
-                _mm512_and_si512(lo, _mm512_load_si512(prof->probe_mask)),
-                _mm512_load_si512(prof->probe_value)) ||
+        if (!probe_matches(prof, lo, len)) {
+            prof = &sp_mfex_profiles[sp_mfex_profile_guess(p)];
+        }
+        if (!probe_matches(prof, lo, len) ||
             !sp_mfex_profile_lengths_ok(prof, p, len)) {
             sp_scalar_mfex_packet(pkt, &keys[i]);
             continue;

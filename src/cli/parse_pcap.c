@@ -17,6 +17,7 @@
 #include "simdpath/mfex.h"
 
 #define FLOW_TEXT_MAX 1024
+#define SNAPLEN_MAX   262144 /* libpcap's largest; for files that say 0 */
 
 struct pcap_batch {
     struct sp_packet pkts[SP_BATCH_MAX];
@@ -85,6 +86,9 @@ parse_file(const char *path)
         return SP_EXIT_USAGE;
     }
     snaplen = pcap_snapshot(pcap);
+    if (snaplen <= 0 || snaplen > SNAPLEN_MAX) {
+        snaplen = SNAPLEN_MAX;
+    }
     for (unsigned i = 0; i < SP_BATCH_MAX; i++) {
         b.bytes[i] = calloc(1, (size_t)snaplen);
         b.ptrs[i] = &b.pkts[i];

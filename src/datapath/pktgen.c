@@ -220,6 +220,22 @@ ipv6_packet(struct builder *b, unsigned tags, uint8_t proto, size_t payload)
     finish(b, NULL, ip, payload);
 }
 
+static bool
+is_vlan(enum sp_pktgen_shape shape)
+{
+    return shape == SP_PKTGEN_VLAN_IPV4_UDP ||
+           shape == SP_PKTGEN_VLAN_IPV4_TCP ||
+           shape == SP_PKTGEN_VLAN_IPV6_UDP ||
+           shape == SP_PKTGEN_VLAN_IPV6_TCP;
+}
+
+static bool
+is_tcp(enum sp_pktgen_shape shape)
+{
+    return shape == SP_PKTGEN_IPV4_TCP || shape == SP_PKTGEN_VLAN_IPV4_TCP ||
+           shape == SP_PKTGEN_IPV6_TCP || shape == SP_PKTGEN_VLAN_IPV6_TCP;
+}
+
 size_t
 sp_pktgen(enum sp_pktgen_shape shape, struct sp_random *rng, uint8_t *buf)
 {
@@ -232,15 +248,15 @@ sp_pktgen(enum sp_pktgen_shape shape, struct sp_random *rng, uint8_t *buf)
     case SP_PKTGEN_IPV4_TCP:
     case SP_PKTGEN_VLAN_IPV4_UDP:
     case SP_PKTGEN_VLAN_IPV4_TCP:
-        ipv4_packet(&b, shape >= SP_PKTGEN_VLAN_IPV4_UDP, shape & 1 ? 6 : 17,
-                    0, below(&b, 2) ? 0x4000 : 0, payload);
+        /* Don't-fragment set or not: both are "not a fragment". */
+        ipv4_packet(&b, is_vlan(shape), is_tcp(shape) ? 6 : 17, 0,
+                    below(&b, 2) ? 0x4000 : 0, payload);
         break;
     case SP_PKTGEN_IPV6_UDP:
     case SP_PKTGEN_IPV6_TCP:
     case SP_PKTGEN_VLAN_IPV6_UDP:
     case SP_PKTGEN_VLAN_IPV6_TCP:
-        ipv6_packet(&b, shape >= SP_PKTGEN_VLAN_IPV6_UDP, shape & 1 ? 6 : 17,
-                    payload);
+        ipv6_packet(&b, is_vlan(shape), is_tcp(shape) ? 6 : 17, payload);
         break;
     case SP_PKTGEN_QINQ_IPV4_UDP:
         ipv4_packet(&b, 2, 17, 0, 0, payload);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Miniflow extract with NEON profiles (see mfex_profile.h). The 80-byte
- * window is five q registers; the probe is four masked compares; each 16
+ * window is five q registers; the probe is two masked compares; each 16
  * bytes of the key are one tbl over the first 64 bytes and one tbx over
  * the last 16 (tbl gives zero and tbx keeps the byte for an index out of
  * range, so SP_MFEX_PERM_ZERO lanes stay zero). Packets shorter than the
@@ -34,17 +34,18 @@ load_chunk(const uint8_t *p, uint32_t len, uint32_t c)
 }
 
 static inline bool
-probe_matches(const struct sp_mfex_profile *prof, const uint8x16x4_t *w)
+probe_matches(const struct sp_mfex_profile *prof, const uint8x16x4_t *w,
+              uint32_t len)
 {
     uint8x16_t eq = vdupq_n_u8(0xff);
 
-    for (unsigned c = 0; c < 4; c++) {
+    for (unsigned c = 0; c < SP_MFEX_PROBE_LEN / 16; c++) {
         uint8x16_t mask = vld1q_u8(prof->probe_mask + 16 * c);
         uint8x16_t value = vld1q_u8(prof->probe_value + 16 * c);
 
         eq = vandq_u8(eq, vceqq_u8(vandq_u8(w->val[c], mask), value));
     }
-    return vminvq_u8(eq) == 0xff;
+    return len >= prof->min_len && vminvq_u8(eq) == 0xff;
 }
 
 void
@@ -52,12 +53,13 @@ sp_neon_mfex(struct sp_packet *const *pkts, uint32_t n,
              struct sp_flow_key *keys)
 {
     const uint8x16_t window_base = vdupq_n_u8(64);
+    /* Traffic comes in runs of one shape: try the last profile first. */
+    const struct sp_mfex_profile *prof = &sp_mfex_profiles[0];
 
     for (uint32_t i = 0; i < n; i++) {
         struct sp_packet *pkt = pkts[i];
         const uint8_t *p = pkt->data;
         uint32_t len = pkt->len;
-        const struct sp_mfex_profile *prof;
         uint8x16x4_t w;
         uint8x16_t tail;
 
@@ -74,8 +76,10 @@ sp_neon_mfex(struct sp_packet *const *pkts, uint32_t n,
             }
             tail = load_chunk(p, len, 4);
         }
-        prof = &sp_mfex_profiles[sp_mfex_profile_guess(p)];
-        if (len < prof->min_len || !probe_matches(prof, &w) ||
+        if (!probe_matches(prof, &w, len)) {
+            prof = &sp_mfex_profiles[sp_mfex_profile_guess(p)];
+        }
+        if (!probe_matches(prof, &w, len) ||
             !sp_mfex_profile_lengths_ok(prof, p, len)) {
             sp_scalar_mfex_packet(pkt, &keys[i]);
             continue;
