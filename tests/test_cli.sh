@@ -93,9 +93,8 @@ SIMDPATH_IMPL=hash=scalar expect 0 "option after environment" -- \
     --impl hash=auto impls && grep "^  hash " "$out" | grep -q "(auto)" &&
     passed=$((passed + 1))
 expect 2 "unknown kernel" -- --impl frob=scalar impls &&
-    has "$err" \
-        "unknown kernel 'frob'; kernels: mfex, hash, batch_copy, ipv4_rewrite" \
-        "unknown kernel"
+    has "$err" "unknown kernel 'frob'; kernels: mfex, hash, batch_copy, \
+ipv4_rewrite" "unknown kernel"
 expect 2 "empty item" -- --impl scalar,,auto impls
 expect 0 "autovalidate" -- --impl autovalidate impls &&
     has "$out" "autovalidate" "autovalidate shown"
