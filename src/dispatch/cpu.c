@@ -154,7 +154,7 @@ identify_by_cpuid(struct sp_cpu_info *id)
     memcpy(id->vendor + 4, &regs[3], 4);
     memcpy(id->vendor + 8, &regs[2], 4);
     id->vendor[12] = '\0';
-    if (__get_cpuid_max(0x80000000u, NULL) >= 0x80000004u) {
+    if ((unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x80000004u) {
         for (unsigned leaf = 0; leaf < 3; leaf++) {
             __cpuid(0x80000002u + leaf, regs[0], regs[1], regs[2], regs[3]);
             memcpy(id->brand + 16 * leaf, regs, 16);
