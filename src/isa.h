@@ -11,6 +11,8 @@
 
 #define SP_ISA_DECLARE(isa)                 \
     sp_hash_fn sp_##isa##_hash;             \
+    sp_emc_fn sp_##isa##_emc;               \
+    sp_classifier_fn sp_##isa##_classifier; \
     sp_batch_copy_fn sp_##isa##_batch_copy; \
     extern const struct sp_kernel_table sp_##isa##_kernels
 

@@ -54,7 +54,7 @@ expect 0 "impls" -- impls
 has "$out" "Kernels" "impls table"
 has "$out" "(auto)" "impls shows auto choices"
 if [ -n "${SP_EXPECT_AUTO:-}" ]; then
-    for k in hash batch_copy; do
+    for k in hash emc classifier batch_copy; do
         line=$(grep "^  $k " "$out")
         case "$line" in
         *"*"*"(auto)") passed=$((passed + 1)) ;;
@@ -64,7 +64,7 @@ if [ -n "${SP_EXPECT_AUTO:-}" ]; then
     done
     # The best variant auto picked is marked in use by a kernel with its
     # own code for it, or named as the one auto falls back from.
-    grep -E "^  (hash|batch_copy) " "$out" | grep -q "$SP_EXPECT_AUTO (auto)"
+    grep -E "^  (hash|emc|classifier|batch_copy) " "$out" | grep -q "$SP_EXPECT_AUTO (auto)"
     if [ $? -eq 0 ]; then passed=$((passed + 1)); else
         echo "FAIL: auto did not pick $SP_EXPECT_AUTO"; cat "$out"
         failed=$((failed + 1)); fi
@@ -92,7 +92,7 @@ SIMDPATH_IMPL=hash=scalar expect 0 "option after environment" -- \
     --impl hash=auto impls && grep "^  hash " "$out" | grep -q "(auto)" &&
     passed=$((passed + 1))
 expect 2 "unknown kernel" -- --impl frob=scalar impls &&
-    has "$err" "unknown kernel 'frob'; kernels: hash, batch_copy" \
+    has "$err" "unknown kernel 'frob'; kernels: hash, emc, classifier, batch_copy" \
         "unknown kernel"
 expect 2 "empty item" -- --impl scalar,,auto impls
 expect 0 "autovalidate" -- --impl autovalidate impls &&

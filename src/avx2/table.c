@@ -3,5 +3,7 @@
 
 const struct sp_kernel_table sp_avx2_kernels = {
     .hash = sp_avx2_hash,
+    .emc = sp_avx2_emc,
+    .classifier = sp_avx2_classifier,
     .batch_copy = sp_avx2_batch_copy,
 };

@@ -3,5 +3,7 @@
 
 const struct sp_kernel_table sp_neon_kernels = {
     .hash = sp_neon_hash,
+    .emc = sp_neon_emc,
+    .classifier = sp_neon_classifier,
     .batch_copy = sp_neon_batch_copy,
 };

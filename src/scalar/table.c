@@ -3,5 +3,7 @@
 
 const struct sp_kernel_table sp_scalar_kernels = {
     .hash = sp_scalar_hash,
+    .emc = sp_scalar_emc,
+    .classifier = sp_scalar_classifier,
     .batch_copy = sp_scalar_batch_copy,
 };
