@@ -51,18 +51,6 @@ model_add(struct model *m, const struct sp_rule *r)
     m->rules[m->n++] = r;
 }
 
-static bool
-matches(const struct sp_rule *r, const struct sp_flow_key *key)
-{
-    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
-        if ((key->blocks[b] & r->match.mask.blocks[b]) !=
-            r->match.key.blocks[b]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 /* The oracle: a linear scan for the highest priority, earliest insertion. */
 static const struct sp_rule *
 oracle(const struct model *m, const struct sp_flow_key *key)
@@ -72,7 +60,7 @@ oracle(const struct model *m, const struct sp_flow_key *key)
     for (uint32_t i = 0; i < m->n; i++) {
         const struct sp_rule *r = m->rules[i];
 
-        if (matches(r, key) &&
+        if (sp_match_covers(&r->match, key) &&
             (!best || r->priority > best->priority ||
              (r->priority == best->priority && r->seq < best->seq))) {
             best = r;
@@ -348,6 +336,10 @@ test_ties_and_chains(void **state)
     sp_cls_destroy(cls);
 }
 
+/* Sources i * SPREAD: CRC-32C is linear, so sequential keys spread evenly
+ * over the buckets and none would ever move to its second one. */
+#define SPREAD 2654435761u
+
 static unsigned actions_freed;
 
 static void
@@ -375,28 +367,47 @@ test_growth_and_lifetime(void **state)
     m.mask.dl_type = 0xffff;
     m.key.dl_type = htons(0x0800);
     for (uint32_t i = 0; i < 20000; i++) {
-        memcpy(m.key.nw_src, &i, 4);
+        memcpy(m.key.nw_src, &(uint32_t){i * SPREAD}, 4);
         rules[i] = sp_cls_insert(cls, &m, i % 7, (const void *)&token, &err);
         assert_non_null(rules[i]);
     }
     assert_int_equal(sp_cls_subtable_count(cls), 1);
+    /* Some keys live in their second bucket. */
+    {
+        const struct sp_cls_buckets *b = sp_cls_subtable_at(cls, 0)->buckets;
+        uint64_t moved = 0;
+
+        for (uint32_t i = 0; i <= b->mask; i++) {
+            moved += b->b[i].n_moved;
+        }
+        assert_true(moved > 0);
+    }
     for (uint32_t i = 0; i < 20000; i += 2) {
         sp_cls_remove(cls, rules[i]);
     }
     sp_cls_reclaim(cls);
     assert_int_equal(actions_freed, 10000);
-    for (uint32_t i = 0; i < 20000; i++) {
-        struct sp_flow_key key;
-        const struct sp_rule *got = NULL;
+    /* Every variant finds the odd ones, moved or not, and not the even. */
+    for (unsigned v = 0; v < n_variants; v++) {
+        force("classifier", variants[v]->name);
+        for (uint32_t first = 0; first < 20000; first += SP_BATCH_MAX) {
+            struct sp_flow_key keys[SP_BATCH_MAX];
+            const struct sp_rule *got[SP_BATCH_MAX];
 
-        memset(&key, 0, sizeof key);
-        key.dl_type = htons(0x0800);
-        memcpy(key.nw_src, &i, 4);
-        assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), i & 1);
-        if (i & 1) {
-            assert_ptr_equal(got, rules[i]);
+            memset(keys, 0, sizeof keys);
+            for (uint32_t k = 0; k < SP_BATCH_MAX; k++) {
+                keys[k].dl_type = htons(0x0800);
+                memcpy(keys[k].nw_src, &(uint32_t){(first + k) * SPREAD}, 4);
+            }
+            assert_int_equal(
+                sp_cls_lookup(cls, keys, SP_BATCH_MAX, UINT32_MAX, got),
+                0xaaaaaaaa);
+            for (uint32_t k = 1; k < SP_BATCH_MAX; k += 2) {
+                assert_ptr_equal(got[k], rules[first + k]);
+            }
         }
     }
+    sp_dispatch_reset();
     sp_cls_destroy(cls);
     assert_int_equal(actions_freed, 20000);
 }

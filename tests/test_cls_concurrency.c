@@ -61,18 +61,6 @@ stable_key(uint32_t i, struct sp_flow_key *key)
     key->tp_dst = htons(80);
 }
 
-static bool
-matches(const struct sp_rule *r, const struct sp_flow_key *key)
-{
-    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
-        if ((key->blocks[b] & r->match.mask.blocks[b]) !=
-            r->match.key.blocks[b]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 static void
 report(struct shared *sh, const char *what, uint32_t i)
 {
@@ -115,7 +103,7 @@ reader(void *arg)
 
             if (which[i] < STABLE && r != sh->stable[which[i]]) {
                 report(sh, "stable key without its rule", which[i]);
-            } else if (r && !matches(r, &keys[i])) {
+            } else if (r && !sp_match_covers(&r->match, &keys[i])) {
                 report(sh, "a rule that does not match", which[i]);
             }
         }

@@ -49,13 +49,17 @@ struct sp_rule {
 /* A subtable's hash table: buckets of SP_CLS_SLOTS entries, signatures (the
  * full 32-bit hash of the masked key) stored contiguously so one SIMD
  * compare tests all of them, then the rule's key is compared. A key has two
- * candidate buckets (sp_cls_bucket_index); a NULL rule is an empty slot. */
+ * candidate buckets (sp_cls_bucket_index): it goes to the first unless that
+ * is full, and n_moved counts the keys that had to go to their second one,
+ * so a lookup reads the second only when the first's n_moved is not 0 (one
+ * cache line per subtable for most misses). A NULL rule is an empty slot. */
 #define SP_CLS_SLOTS 8
 
 struct sp_cls_bucket {
     uint32_t sigs[SP_CLS_SLOTS];
-    const struct sp_rule *rules[SP_CLS_SLOTS];
-} __attribute__((aligned(32)));
+    uint32_t n_moved; /* keys of this bucket living in their second one */
+    const struct sp_rule *rules[SP_CLS_SLOTS] __attribute__((aligned(64)));
+} __attribute__((aligned(64)));
 
 struct sp_cls_buckets {
     uint32_t mask; /* bucket count - 1, a power of two minus one */

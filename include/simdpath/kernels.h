@@ -49,13 +49,14 @@ typedef uint32_t sp_emc_fn(const struct sp_emc *emc, uint64_t gen,
 /*
  * classifier: looks up in one subtable the keys whose bits are set in
  * 'todo' among the first n <= SP_BATCH_MAX keys. For each, the key ANDed
- * with st->mask is hashed as the hash kernel defines (CRC-32C), and its two
- * candidate buckets (sp_cls_bucket_index 0, then 1) in 'buckets' (the
- * caller's RCU snapshot of st->buckets) are probed slot by slot: the first
- * slot with that signature and a non-NULL rule whose key equals the masked
- * key is the answer. Returns the found mask (a subset of todo); rules[i]
- * is written for found keys only. Bucket entries may change concurrently:
- * each slot's rule pointer is read once.
+ * with st->mask is hashed as the hash kernel defines (CRC-32C) and probed
+ * in 'buckets' (the caller's RCU snapshot of st->buckets): its first
+ * candidate bucket (sp_cls_bucket_index 0), then, if that bucket's n_moved
+ * is not 0, its second, slot by slot: the first slot with that signature
+ * and a non-NULL rule whose key equals the masked key is the answer.
+ * Returns the found mask (a subset of todo); rules[i] is written for found
+ * keys only. Bucket entries may change concurrently: each slot's rule
+ * pointer is read once.
  */
 typedef uint32_t sp_classifier_fn(const struct sp_cls_subtable *st,
                                   const struct sp_cls_buckets *buckets,

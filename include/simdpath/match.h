@@ -17,6 +17,18 @@ struct sp_match {
     struct sp_flow_key mask;
 };
 
+/* Whether key has the values m requires wherever m's mask has bits. */
+static inline int
+sp_match_covers(const struct sp_match *m, const struct sp_flow_key *key)
+{
+    uint64_t differ = 0;
+
+    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
+        differ |= (key->blocks[b] & m->mask.blocks[b]) ^ m->key.blocks[b];
+    }
+    return differ == 0;
+}
+
 struct sp_err;
 
 /*

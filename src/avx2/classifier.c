@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Subtable lookup with AVX2: crc32 hashes (mask_hash.h), then per key and
- * candidate bucket one 256-bit compare of the 8 signatures, and for each
- * candidate slot in order the 64-byte key in two 256-bit compares.
+ * bucket probed (the second only if keys moved out of the first) one
+ * 256-bit compare of the 8 signatures, and for each candidate slot in
+ * order the 64-byte key in two 256-bit compares.
  */
 #include "avx2/mask_hash.h"
 #include "isa.h"
@@ -50,6 +51,9 @@ sp_avx2_classifier(const struct sp_cls_subtable *st,
                     found |= UINT32_C(1) << i;
                     break;
                 }
+            }
+            if (!__atomic_load_n(&b->n_moved, __ATOMIC_ACQUIRE)) {
+                break;
             }
         }
     }

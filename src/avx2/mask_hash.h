@@ -2,8 +2,8 @@
 /*
  * The first pass of the x86 subtable lookups (AVX2 and AVX-512): mask each
  * key, hash it with the SSE4.2 crc32 instruction (the hash kernel's value)
- * and prefetch both candidate buckets, so that the bucket misses of large
- * tables overlap before the probing pass needs them.
+ * and prefetch the first candidate bucket, so that the bucket misses of
+ * large tables overlap before the probing pass needs them.
  */
 #ifndef SP_AVX2_MASK_HASH_H
 #define SP_AVX2_MASK_HASH_H

@@ -228,10 +228,11 @@ find_subtable(const struct sp_cls *cls, const struct sp_flow_key *mask)
     return NULL;
 }
 
-/* The slot holding masked key 'key' (hash) in b, or NULL. */
+/* The slot holding masked key 'key' (hash) in b, or NULL; *second tells
+ * whether it is in the key's second bucket. */
 static const struct sp_rule **
 find_slot(struct sp_cls_buckets *b, const struct sp_flow_key *key,
-          uint32_t hash)
+          uint32_t hash, bool *second)
 {
     for (unsigned w = 0; w < 2; w++) {
         struct sp_cls_bucket *bucket =
@@ -240,6 +241,7 @@ find_slot(struct sp_cls_buckets *b, const struct sp_flow_key *key,
         for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
             if (bucket->rules[s] && bucket->sigs[s] == hash &&
                 !memcmp(&bucket->rules[s]->match.key, key, sizeof *key)) {
+                *second = w;
                 return &bucket->rules[s];
             }
         }
@@ -247,39 +249,32 @@ find_slot(struct sp_cls_buckets *b, const struct sp_flow_key *key,
     return NULL;
 }
 
-/* Puts a rule in a free slot of the emptier of its two buckets. Returns
- * false when both are full. */
+/* Puts a rule in a free slot of its first bucket, else of its second
+ * (counted in the first's n_moved). Returns false when both are full. */
 static bool
 place(struct sp_cls_buckets *b, const struct sp_rule *rule, uint32_t hash)
 {
-    struct sp_cls_bucket *best = NULL;
-    unsigned best_free = 0, best_slot = 0;
+    struct sp_cls_bucket *first = &b->b[sp_cls_bucket_index(hash, b->mask, 0)];
 
     for (unsigned w = 0; w < 2; w++) {
         struct sp_cls_bucket *bucket =
             &b->b[sp_cls_bucket_index(hash, b->mask, w)];
-        unsigned n_free = 0, slot = 0;
 
-        for (unsigned s = SP_CLS_SLOTS; s-- > 0;) {
-            if (!bucket->rules[s]) {
-                n_free++;
-                slot = s;
+        for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+            if (bucket->rules[s]) {
+                continue;
             }
-        }
-        if (n_free > best_free) {
-            best = bucket;
-            best_free = n_free;
-            best_slot = slot;
+            /* Count first, signature next, rule last: a reader that can
+             * see the rule probes this bucket and checks its key. */
+            if (w) {
+                __atomic_add_fetch(&first->n_moved, 1, __ATOMIC_RELEASE);
+            }
+            __atomic_store_n(&bucket->sigs[s], hash, __ATOMIC_RELEASE);
+            __atomic_store_n(&bucket->rules[s], rule, __ATOMIC_RELEASE);
+            return true;
         }
     }
-    if (!best) {
-        return false;
-    }
-    /* The signature first: a reader that sees the rule sees a slot whose
-     * key check decides anyway. */
-    __atomic_store_n(&best->sigs[best_slot], hash, __ATOMIC_RELAXED);
-    __atomic_store_n(&best->rules[best_slot], rule, __ATOMIC_RELEASE);
-    return true;
+    return false;
 }
 
 /* Doubles the subtable's buckets (more if needed) and publishes them. */
@@ -348,7 +343,8 @@ link_rule(struct sp_cls *cls, struct sp_cls_subtable *st,
 {
     const struct sp_flow_key *key = &node->rule.match.key;
     uint32_t hash = masked_hash(key);
-    const struct sp_rule **slot = find_slot(st->buckets, key, hash);
+    bool second;
+    const struct sp_rule **slot = find_slot(st->buckets, key, hash, &second);
 
     if (slot) {
         const struct sp_rule **prev = slot;
@@ -480,16 +476,26 @@ sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule)
     struct rule_node *node = node_of(rule);
     struct sp_cls_subtable *st = node->subtable;
     const struct sp_rule **slot, **prev;
+    uint32_t hash = masked_hash(&rule->match.key);
+    bool second;
 
     pthread_mutex_lock(&cls->lock);
-    slot = find_slot(st->buckets, &rule->match.key,
-                     masked_hash(&rule->match.key));
+    slot = find_slot(st->buckets, &rule->match.key, hash, &second);
     prev = slot;
     while (*prev != rule) {
         prev = &node_of(*prev)->next_same;
     }
     __atomic_store_n(prev, node->next_same, __ATOMIC_RELEASE);
-    st->n_used -= !*slot;
+    if (!*slot) {
+        st->n_used--;
+        if (second) {
+            struct sp_cls_buckets *b = st->buckets;
+
+            __atomic_sub_fetch(
+                &b->b[sp_cls_bucket_index(hash, b->mask, 0)].n_moved, 1,
+                __ATOMIC_RELEASE);
+        }
+    }
     st->n_rules--;
     cls->n_rules--;
     if (!st->n_rules) {
@@ -518,8 +524,9 @@ sp_cls_find(struct sp_cls *cls, const struct sp_match *match,
     pthread_mutex_lock(&cls->lock);
     st = find_subtable(cls, &match->mask);
     if (st) {
-        const struct sp_rule **slot =
-            find_slot(st->buckets, &match->key, masked_hash(&match->key));
+        bool second;
+        const struct sp_rule **slot = find_slot(
+            st->buckets, &match->key, masked_hash(&match->key), &second);
 
         for (const struct sp_rule *r = slot ? *slot : NULL; r;
              r = node_of(r)->next_same) {

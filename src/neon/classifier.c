@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Subtable lookup with NEON: mask with 128-bit ANDs and hash with the
- * Armv8 crc32cx instruction (the hash kernel's value), prefetch both
- * buckets, then per bucket two 128-bit signature compares and a 64-byte
- * key compare per candidate slot (compare.h).
+ * Armv8 crc32cx instruction (the hash kernel's value), prefetch the first
+ * bucket, then per bucket probed (the second only if keys moved out of the
+ * first) two 128-bit signature compares and a 64-byte key compare per
+ * candidate slot (compare.h).
  */
 #include <arm_acle.h>
 
@@ -38,10 +39,8 @@ sp_neon_classifier(const struct sp_cls_subtable *st,
             crc = __crc32cd(crc, masked[i].blocks[b]);
         }
         hashes[i] = ~crc;
-        for (unsigned w = 0; w < 2; w++) {
-            __builtin_prefetch(
-                &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, w)]);
-        }
+        __builtin_prefetch(
+            &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)]);
     }
     for (; todo; todo &= todo - 1) {
         unsigned i = (unsigned)__builtin_ctz(todo);
@@ -60,6 +59,9 @@ sp_neon_classifier(const struct sp_cls_subtable *st,
                     found |= UINT32_C(1) << i;
                     break;
                 }
+            }
+            if (!__atomic_load_n(&b->n_moved, __ATOMIC_ACQUIRE)) {
+                break;
             }
         }
     }

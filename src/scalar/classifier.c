@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Subtable lookup, the specification: mask each key, hash it with the
- * scalar hash kernel, probe its two buckets slot by slot, compare the
- * blocks of the mask (the block map) with the rule's key.
+ * scalar hash kernel, probe its first bucket slot by slot and, if keys
+ * moved out of it, its second; compare the blocks of the mask (the block
+ * map) with the rule's key.
  */
 #include "isa.h"
 #include "simdpath/classifier.h"
@@ -44,7 +45,7 @@ sp_scalar_classifier(const struct sp_cls_subtable *st,
     uint32_t found = 0;
 
     todo &= sp_batch_lanes(n);
-    /* First every hash and a prefetch of both buckets, so the bucket
+    /* First every hash and a prefetch of the first bucket, so the bucket
      * misses of large tables overlap. */
     for (uint32_t pending = todo; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
@@ -53,10 +54,8 @@ sp_scalar_classifier(const struct sp_cls_subtable *st,
             masked[i].blocks[blk] = keys[i].blocks[blk] & st->mask.blocks[blk];
         }
         sp_scalar_hash(&masked[i], NULL, 1, &hashes[i]);
-        for (unsigned w = 0; w < 2; w++) {
-            __builtin_prefetch(
-                &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, w)]);
-        }
+        __builtin_prefetch(
+            &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)]);
     }
     for (uint32_t pending = todo; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
@@ -70,6 +69,9 @@ sp_scalar_classifier(const struct sp_cls_subtable *st,
             if (r) {
                 rules[i] = r;
                 found |= UINT32_C(1) << i;
+                break;
+            }
+            if (!__atomic_load_n(&b->n_moved, __ATOMIC_ACQUIRE)) {
                 break;
             }
         }
