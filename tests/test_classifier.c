@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <urcu-qsbr.h>
 
 #include "simdpath/classifier.h"
 #include "simdpath/random.h"
@@ -21,18 +20,8 @@ static unsigned n_variants;
 static int
 setup(void **state)
 {
-    (void)state;
     n_variants = sp_test_variants(variants, SP_VARIANT_MAX);
-    rcu_register_thread();
-    return 0;
-}
-
-static int
-teardown(void **state)
-{
-    (void)state;
-    rcu_unregister_thread();
-    return 0;
+    return sp_test_rcu_setup(state);
 }
 
 struct model {
@@ -100,18 +89,6 @@ random_keys(struct sp_random *rng, struct sp_flow_key *keys, uint32_t n)
         } else {
             sp_random_fill(rng, &keys[i], sizeof keys[i]);
         }
-    }
-}
-
-static void
-force(const char *kernel, const char *variant)
-{
-    char spec[64];
-    struct sp_err err;
-
-    snprintf(spec, sizeof spec, "%s=%s", kernel, variant);
-    if (sp_dispatch_set_impl(spec, &err)) {
-        fail_msg("%s", err.msg);
     }
 }
 
@@ -197,7 +174,7 @@ check_lookups(struct sp_cls *cls, const struct model *m, struct sp_random *rng,
             const struct sp_rule *got[SP_BATCH_MAX];
             uint32_t found;
 
-            force("classifier", variants[v]->name);
+            sp_test_force("classifier", variants[v]->name);
             found = sp_cls_lookup(cls, keys, n, UINT32_MAX, got);
             for (uint32_t i = 0; i < n; i++) {
                 const struct sp_rule *r = found >> i & 1 ? got[i] : NULL;
@@ -314,7 +291,7 @@ test_ties_and_chains(void **state)
     assert_non_null(strstr(err.msg, "same match and priority"));
     assert_ptr_equal(sp_cls_find(cls, &narrow, 1), r_low);
     for (unsigned v = 0; v < n_variants; v++) {
-        force("classifier", variants[v]->name);
+        sp_test_force("classifier", variants[v]->name);
         /* Both orders of the two subtables: hits decide it. */
         for (int round = 0; round < 2; round++) {
             assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 1);
@@ -389,7 +366,7 @@ test_growth_and_lifetime(void **state)
     assert_int_equal(actions_freed, 10000);
     /* Every variant finds the odd ones, moved or not, and not the even. */
     for (unsigned v = 0; v < n_variants; v++) {
-        force("classifier", variants[v]->name);
+        sp_test_force("classifier", variants[v]->name);
         for (uint32_t first = 0; first < 20000; first += SP_BATCH_MAX) {
             struct sp_flow_key keys[SP_BATCH_MAX];
             const struct sp_rule *got[SP_BATCH_MAX];
@@ -532,5 +509,6 @@ main(void)
         cmocka_unit_test(test_validation),
     };
 
-    return cmocka_run_group_tests_name("classifier", tests, setup, teardown);
+    return cmocka_run_group_tests_name("classifier", tests, setup,
+                                       sp_test_rcu_teardown);
 }

@@ -8,7 +8,6 @@
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
-#include <urcu-qsbr.h>
 
 #include "simdpath/emc.h"
 #include "testlib.h"
@@ -19,18 +18,8 @@ static unsigned n_variants;
 static int
 setup(void **state)
 {
-    (void)state;
     n_variants = sp_test_variants(variants, SP_VARIANT_MAX);
-    rcu_register_thread();
-    return 0;
-}
-
-static int
-teardown(void **state)
-{
-    (void)state;
-    rcu_unregister_thread();
-    return 0;
+    return sp_test_rcu_setup(state);
 }
 
 static uint32_t
@@ -219,10 +208,8 @@ test_hits_replacement_stale(void **state)
         struct sp_flow_key key;
         struct sp_emc emc;
         uint32_t cached = 0, hash;
-        char spec[32];
 
-        snprintf(spec, sizeof spec, "emc=%s", variants[v]->name);
-        assert_int_equal(sp_dispatch_set_impl(spec, &err), 0);
+        sp_test_force("emc", variants[v]->name);
         /* One bucket of 8 ways: 32 keys compete for it. */
         assert_int_equal(sp_emc_init(&emc, 8, 1, &err), 0);
         assert_int_equal(emc.n_buckets, 1);
@@ -331,5 +318,6 @@ main(void)
         cmocka_unit_test(test_sizing_and_probability),
     };
 
-    return cmocka_run_group_tests_name("emc", tests, setup, teardown);
+    return cmocka_run_group_tests_name("emc", tests, setup,
+                                       sp_test_rcu_teardown);
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <urcu-qsbr.h>
 
 #include "testlib.h"
 
@@ -61,4 +64,32 @@ sp_test_variants(const struct sp_variant **out, unsigned max)
         }
     }
     return n;
+}
+
+void
+sp_test_force(const char *kernel, const char *variant)
+{
+    char spec[64];
+    struct sp_err err;
+
+    snprintf(spec, sizeof spec, "%s=%s", kernel, variant);
+    if (sp_dispatch_set_impl(spec, &err)) {
+        fail_msg("%s", err.msg);
+    }
+}
+
+int
+sp_test_rcu_setup(void **state)
+{
+    (void)state;
+    rcu_register_thread();
+    return 0;
+}
+
+int
+sp_test_rcu_teardown(void **state)
+{
+    (void)state;
+    rcu_unregister_thread();
+    return 0;
 }

@@ -39,4 +39,13 @@ unsigned sp_test_variants(const struct sp_variant **out, unsigned max);
 extern const uint32_t sp_test_batch_sizes[];
 extern const unsigned sp_test_batch_size_count;
 
+/* Forces one kernel's variant ("classifier", "avx2"); fails the test if
+ * the registry refuses. sp_dispatch_reset() undoes it. */
+void sp_test_force(const char *kernel, const char *variant);
+
+/* Group setup and teardown for tests that look up flow tables: registers
+ * the test thread as an RCU (QSBR) reader, and unregisters it. */
+int sp_test_rcu_setup(void **state);
+int sp_test_rcu_teardown(void **state);
+
 #endif /* SP_TESTLIB_H */
