@@ -46,9 +46,11 @@ sp_avx512_classifier(const struct sp_cls_subtable *st,
         if (slots[i]) {
             unsigned s = (unsigned)__builtin_ctz(slots[i]);
 
-            _mm_prefetch((const char *)probed[i][s / SP_CLS_SLOTS]
-                             ->rules[s % SP_CLS_SLOTS],
-                         _MM_HINT_T0);
+            _mm_prefetch(
+                (const char *)__atomic_load_n(
+                    &probed[i][s / SP_CLS_SLOTS]->rules[s % SP_CLS_SLOTS],
+                    __ATOMIC_RELAXED),
+                _MM_HINT_T0);
         }
     }
     for (uint32_t p = todo; p; p &= p - 1) {
