@@ -73,7 +73,6 @@ struct sp_cls_subtable {
     uint8_t block_map;              /* bit b: mask uses key block b */
     struct sp_cls_buckets *buckets; /* RCU-published, replaced on growth */
     uint32_t n_rules;
-    uint32_t n_used;       /* occupied slots */
     uint32_t max_priority; /* of its rules */
     uint32_t n_at_max;     /* rules with max_priority */
     uint64_t hits;         /* lookups answered here (relaxed atomic) */

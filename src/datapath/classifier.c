@@ -370,7 +370,6 @@ link_rule(struct sp_cls *cls, struct sp_cls_subtable *st,
             return -1;
         }
     }
-    st->n_used++;
     return 0;
 }
 
@@ -486,15 +485,12 @@ sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule)
         prev = &node_of(*prev)->next_same;
     }
     __atomic_store_n(prev, node->next_same, __ATOMIC_RELEASE);
-    if (!*slot) {
-        st->n_used--;
-        if (second) {
-            struct sp_cls_buckets *b = st->buckets;
+    if (!*slot && second) {
+        struct sp_cls_buckets *b = st->buckets;
 
-            __atomic_sub_fetch(
-                &b->b[sp_cls_bucket_index(hash, b->mask, 0)].n_moved, 1,
-                __ATOMIC_RELEASE);
-        }
+        __atomic_sub_fetch(
+            &b->b[sp_cls_bucket_index(hash, b->mask, 0)].n_moved, 1,
+            __ATOMIC_RELEASE);
     }
     st->n_rules--;
     cls->n_rules--;
