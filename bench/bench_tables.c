@@ -157,11 +157,12 @@ force(const char *spec)
     }
 }
 
-/* Runs fn under each variant of 'kernel' (or of every kernel if NULL) and
- * prints a row per variant. */
+/* Runs fn under each variant of 'kernel' (or of every kernel if NULL),
+ * prints a row per variant and stores its ticks per packet in ticks[] (by
+ * registration index) unless ticks is NULL. */
 static void
 rows(const char *what, const char *kernel, void (*fn)(void *),
-     struct lookup_case *c, unsigned reps, unsigned samples)
+     struct lookup_case *c, unsigned reps, unsigned samples, double *ticks)
 {
     double scalar = 0;
 
@@ -180,6 +181,9 @@ rows(const char *what, const char *kernel, void (*fn)(void *),
         c->found = 0;
         t = sp_bench_median(fn, c, reps, samples) / SP_BATCH_MAX;
         scalar = i ? scalar : t;
+        if (ticks) {
+            ticks[i] = t;
+        }
         printf("%-34s %-8s %9.1f %8.1f %8.2fx\n", what, v->name, t,
                t / sp_ticks_per_ns(), scalar / t);
     }
@@ -218,6 +222,9 @@ main(int argc, char **argv)
     static const unsigned hit_rates[] = {0, 25, 50, 75, 90, 100};
     struct lookup_case c = {.rng = {5}};
     struct sp_err err;
+    /* Per subtable count: ticks at the fewest and the most rules. */
+    double first[3][SP_VARIANT_MAX] = {{0}}, last[3][SP_VARIANT_MAX] = {{0}};
+    uint32_t last_rules[3] = {0};
 
     if (samples < 3) {
         samples = 3;
@@ -244,8 +251,20 @@ main(int argc, char **argv)
             fill_keys(&c, &t, 0, 0);
             snprintf(what, sizeof what, "%3u subtables %7u rules %4zu B/r",
                      subtables, rules, t.bytes / rules);
-            rows(what, "classifier", run_cls, &c, 200, samples);
+            rows(what, "classifier", run_cls, &c, 1000, samples,
+                 first[s][0] ? last[s] : first[s]);
+            last_rules[s] = rules;
             tables_free(&t);
+        }
+    }
+    printf("\ngrowth of ticks/pkt from the fewest to the most rules:\n");
+    for (size_t s = 0; s < 3; s++) {
+        for (unsigned i = 0; i < sp_variant_count() && last_rules[s]; i++) {
+            if (first[s][i] > 0) {
+                printf("  %3u subtables, %u to %u rules, %-8s %5.2fx\n",
+                       subtable_counts[s], subtable_counts[s], last_rules[s],
+                       sp_variant_get(i)->name, last[s][i] / first[s][i]);
+            }
         }
     }
     printf("\n%-34s %-8s %9s %8s %9s\n", "PMD path (hash+EMC+classifier)",
@@ -279,7 +298,7 @@ main(int argc, char **argv)
         fill_keys(&c, &t, hot, hit_rates[h]);
         snprintf(what, sizeof what, "10 subtables %6u rules, %3u%% hits",
                  rules, hit_rates[h]);
-        rows(what, NULL, run_pmd, &c, 200, samples);
+        rows(what, NULL, run_pmd, &c, 1000, samples, NULL);
         sp_emc_destroy(&c.emc);
         tables_free(&t);
     }
