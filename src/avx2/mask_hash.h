@@ -27,12 +27,9 @@ sp_x86_mask_and_hash(const struct sp_cls_subtable *st,
             crc = _mm_crc32_u64(crc, masked[i].blocks[b]);
         }
         hashes[i] = ~(uint32_t)crc;
-        for (unsigned w = 0; w < 2; w++) {
-            _mm_prefetch(
-                (const char *)&buckets
-                    ->b[sp_cls_bucket_index(hashes[i], buckets->mask, w)],
-                _MM_HINT_T0);
-        }
+        _mm_prefetch((const char *)&buckets
+                         ->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)],
+                     _MM_HINT_T0);
     }
 }
 
