@@ -159,34 +159,55 @@ force(const char *spec)
 
 /* Runs fn under each variant of 'kernel' (or of every kernel if NULL),
  * prints a row per variant and stores its ticks per packet in ticks[] (by
- * registration index) unless ticks is NULL. */
+ * registration index) unless ticks is NULL. The variants take turns, one
+ * sample each, so that noise from other jobs on a shared machine hits
+ * them alike and the ratios stay comparable. */
 static void
 rows(const char *what, const char *kernel, void (*fn)(void *),
      struct lookup_case *c, unsigned reps, unsigned samples, double *ticks)
 {
+    unsigned index[SP_VARIANT_MAX], n = 0;
+    double *t = calloc((size_t)SP_VARIANT_MAX * samples, sizeof *t);
     double scalar = 0;
 
     for (unsigned i = 0; i < sp_variant_count(); i++) {
         const struct sp_variant *v = sp_variant_get(i);
-        char spec[64];
-        double t;
 
-        if (!sp_variant_allowed(v) ||
-            (kernel && sp_variant_provider(v, SP_KERNEL_classifier) != v)) {
-            continue;
+        if (sp_variant_allowed(v) &&
+            (!kernel || sp_variant_provider(v, SP_KERNEL_classifier) == v)) {
+            index[n++] = i;
         }
-        snprintf(spec, sizeof spec, "%s%s%s", kernel ? kernel : "",
-                 kernel ? "=" : "", v->name);
-        force(spec);
-        c->found = 0;
-        t = sp_bench_median(fn, c, reps, samples) / SP_BATCH_MAX;
-        scalar = i ? scalar : t;
-        if (ticks) {
-            ticks[i] = t;
-        }
-        printf("%-34s %-8s %9.1f %8.1f %8.2fx\n", what, v->name, t,
-               t / sp_ticks_per_ns(), scalar / t);
     }
+    for (unsigned s = 0; s <= samples; s++) {
+        for (unsigned k = 0; k < n; k++) {
+            char spec[64];
+            uint64_t start;
+
+            snprintf(spec, sizeof spec, "%s%s%s", kernel ? kernel : "",
+                     kernel ? "=" : "", sp_variant_get(index[k])->name);
+            force(spec);
+            start = sp_ticks();
+            for (unsigned r = 0; r < reps; r++) {
+                fn(c);
+            }
+            /* Sample 0 warms caches and predictors up. */
+            if (s) {
+                t[k * samples + s - 1] = (double)(sp_ticks() - start) / reps;
+            }
+        }
+    }
+    for (unsigned k = 0; k < n; k++) {
+        const struct sp_variant *v = sp_variant_get(index[k]);
+        double per = sp_median(&t[k * samples], samples) / SP_BATCH_MAX;
+
+        scalar = k ? scalar : per;
+        if (ticks) {
+            ticks[index[k]] = per;
+        }
+        printf("%-34s %-8s %9.1f %8.1f %8.2fx\n", what, v->name, per,
+               per / sp_ticks_per_ns(), scalar / per);
+    }
+    free(t);
     sp_dispatch_reset();
 }
 
@@ -271,7 +292,7 @@ main(int argc, char **argv)
            "variant", "ticks/pkt", "ns/pkt", "vs scalar");
     for (size_t h = 0; h < sizeof hit_rates / sizeof hit_rates[0]; h++) {
         uint32_t rules = max_rules < 100000 ? max_rules : 100000;
-        uint32_t hot = 2048;
+        uint32_t hot = rules / 2 < 2048 ? rules / 2 : 2048;
         struct tables t;
         char what[64];
 
