@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <urcu-qsbr.h>
 
 #include "simdpath/classifier.h"
@@ -73,14 +74,24 @@ masked_hash(const struct sp_flow_key *masked_key)
     return hash;
 }
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Large tables go on transparent huge pages: lookups probe them at random,
+ * and with 4 KiB pages nearly every probe of a large table misses the TLB
+ * as well as the cache. */
 static struct sp_cls_buckets *
 buckets_alloc(uint32_t count)
 {
     size_t size =
         sizeof(struct sp_cls_buckets) + count * sizeof(struct sp_cls_bucket);
-    struct sp_cls_buckets *b = aligned_alloc(64, (size + 63) / 64 * 64);
+    size_t align = size >= HUGE_PAGE ? HUGE_PAGE : 64;
+    size_t alloc = (size + align - 1) / align * align;
+    struct sp_cls_buckets *b = aligned_alloc(align, alloc);
 
     if (b) {
+        if (align == HUGE_PAGE) {
+            madvise(b, alloc, MADV_HUGEPAGE);
+        }
         memset(b, 0, size);
         b->mask = count - 1;
     }
