@@ -39,6 +39,13 @@ compare_doubles(const void *a, const void *b)
 }
 
 double
+sp_median(double *values, unsigned n)
+{
+    qsort(values, n, sizeof *values, compare_doubles);
+    return values[n / 2];
+}
+
+double
 sp_bench_median(void (*fn)(void *ctx), void *ctx, unsigned reps,
                 unsigned samples)
 {
@@ -56,8 +63,7 @@ sp_bench_median(void (*fn)(void *ctx), void *ctx, unsigned reps,
         }
         t[s] = (double)(sp_ticks() - start) / reps;
     }
-    qsort(t, samples, sizeof *t, compare_doubles);
-    median = t[samples / 2];
+    median = sp_median(t, samples);
     free(t);
     return median;
 }

@@ -30,6 +30,9 @@ sp_ticks(void)
 /* Ticks per nanosecond, measured once (about 20 ms). */
 double sp_ticks_per_ns(void);
 
+/* The median of n values (n > 0); sorts them. */
+double sp_median(double *values, unsigned n);
+
 /* Runs fn(ctx) 'reps' times per sample, 'samples' times after a warm-up,
  * and returns the median ticks of one call. */
 double sp_bench_median(void (*fn)(void *ctx), void *ctx, unsigned reps,

@@ -12,6 +12,8 @@
 #define SP_ISA_DECLARE(isa)                     \
     sp_mfex_fn sp_##isa##_mfex;                 \
     sp_hash_fn sp_##isa##_hash;                 \
+    sp_emc_fn sp_##isa##_emc;                   \
+    sp_classifier_fn sp_##isa##_classifier;     \
     sp_batch_copy_fn sp_##isa##_batch_copy;     \
     sp_ipv4_rewrite_fn sp_##isa##_ipv4_rewrite; \
     extern const struct sp_kernel_table sp_##isa##_kernels

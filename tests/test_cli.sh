@@ -54,7 +54,7 @@ expect 0 "impls" -- impls
 has "$out" "Kernels" "impls table"
 has "$out" "(auto)" "impls shows auto choices"
 if [ -n "${SP_EXPECT_AUTO:-}" ]; then
-    for k in mfex hash batch_copy ipv4_rewrite; do
+    for k in mfex hash emc classifier batch_copy ipv4_rewrite; do
         line=$(grep "^  $k " "$out")
         case "$line" in
         *"*"*"(auto)") passed=$((passed + 1)) ;;
@@ -64,8 +64,8 @@ if [ -n "${SP_EXPECT_AUTO:-}" ]; then
     done
     # The best variant auto picked is marked in use by a kernel with its
     # own code for it, or named as the one auto falls back from.
-    grep -E "^  (mfex|hash|batch_copy|ipv4_rewrite) " "$out" |
-        grep -q "$SP_EXPECT_AUTO (auto)"
+    grep -E "^  (mfex|hash|emc|classifier|batch_copy|ipv4_rewrite) " \
+        "$out" | grep -q "$SP_EXPECT_AUTO (auto)"
     if [ $? -eq 0 ]; then passed=$((passed + 1)); else
         echo "FAIL: auto did not pick $SP_EXPECT_AUTO"; cat "$out"
         failed=$((failed + 1)); fi
@@ -93,8 +93,8 @@ SIMDPATH_IMPL=hash=scalar expect 0 "option after environment" -- \
     --impl hash=auto impls && grep "^  hash " "$out" | grep -q "(auto)" &&
     passed=$((passed + 1))
 expect 2 "unknown kernel" -- --impl frob=scalar impls &&
-    has "$err" "unknown kernel 'frob'; kernels: mfex, hash, batch_copy, \
-ipv4_rewrite" "unknown kernel"
+    has "$err" "unknown kernel 'frob'; kernels: mfex, hash, emc, \
+classifier, batch_copy, ipv4_rewrite" "unknown kernel"
 expect 2 "empty item" -- --impl scalar,,auto impls
 expect 0 "autovalidate" -- --impl autovalidate impls &&
     has "$out" "autovalidate" "autovalidate shown"

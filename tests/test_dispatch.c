@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "simdpath/cpu.h"
+#include "simdpath/emc.h"
 #include "simdpath/random.h"
 #include "testlib.h"
 
@@ -352,9 +353,35 @@ broken_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
     return expired;
 }
 
+/* Lookups that lose their first answer. */
+static uint32_t
+broken_emc(const struct sp_emc *emc, uint64_t gen,
+           const struct sp_flow_key *keys, const uint32_t *hashes, uint32_t n,
+           const struct sp_rule **rules)
+{
+    uint32_t hits =
+        sp_variant_get(0)->kernels->emc(emc, gen, keys, hashes, n, rules);
+
+    return hits & (hits - 1);
+}
+
+static uint32_t
+broken_classifier(const struct sp_cls_subtable *st,
+                  const struct sp_cls_buckets *buckets,
+                  const struct sp_flow_key *keys, uint32_t n, uint32_t todo,
+                  const struct sp_rule **rules)
+{
+    uint32_t found = sp_variant_get(0)->kernels->classifier(st, buckets, keys,
+                                                            n, todo, rules);
+
+    return found & (found - 1);
+}
+
 static const struct sp_kernel_table broken_kernels = {
     .mfex = broken_mfex,
     .hash = broken_hash,
+    .emc = broken_emc,
+    .classifier = broken_classifier,
     .batch_copy = broken_batch_copy,
     .ipv4_rewrite = broken_ipv4_rewrite,
 };
@@ -480,6 +507,33 @@ test_autovalidate_catches_broken(void **state)
                              0);
         }
     }
+    /* The lookups: one rule, found by the classifier and the EMC. */
+    struct sp_cls *cls = sp_cls_create(NULL);
+    struct sp_match match;
+    struct sp_emc emc;
+    const struct sp_rule *rule, *got;
+
+    memset(&match, 0, sizeof match);
+    match.key = keys[0];
+    memset(&match.mask, 0xff, 12); /* dl_dst, dl_src */
+    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
+        match.key.blocks[b] &= match.mask.blocks[b];
+    }
+    rule = sp_cls_insert(cls, &match, 1, NULL, &err);
+    assert_non_null(rule);
+    assert_int_equal(sp_cls_lookup(cls, keys, 1, 1, &got), 1);
+    assert_ptr_equal(got, rule);
+    assert_int_equal(
+        sp_autovalidate_mismatches(SP_KERNEL_classifier, (unsigned)index), 1);
+    assert_non_null(strstr(log_text, "kernel classifier: variant broken"));
+    assert_int_equal(sp_emc_init(&emc, 8, 1, &err), 0);
+    assert_true(sp_emc_insert(&emc, 1, &keys[0], want[0], rule, &rng));
+    assert_int_equal(SP_KERNEL(emc)(&emc, 1, keys, want, 1, &got), 1);
+    assert_int_equal(
+        sp_autovalidate_mismatches(SP_KERNEL_emc, (unsigned)index), 1);
+    assert_non_null(strstr(log_text, "kernel emc: variant broken"));
+    sp_emc_destroy(&emc);
+    sp_cls_destroy(cls);
 
     /* Forcing it by name works; auto is back after unregistering. */
     assert_int_equal(sp_dispatch_set_impl("hash=broken", &err), 0);

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <urcu-qsbr.h>
 
 #include "testlib.h"
 
@@ -123,4 +126,32 @@ sp_test_l4_checksum(const uint8_t *ip, uint8_t proto, const uint8_t *l4,
     sum = sp_test_sum_be(pseudo, plen) + sp_test_sum_be(l4, l4_len) -
           sp_test_get_be16(l4 + csum_ofs);
     return (uint16_t)~sp_test_fold_be(sum);
+}
+
+void
+sp_test_force(const char *kernel, const char *variant)
+{
+    char spec[64];
+    struct sp_err err;
+
+    snprintf(spec, sizeof spec, "%s=%s", kernel, variant);
+    if (sp_dispatch_set_impl(spec, &err)) {
+        fail_msg("%s", err.msg);
+    }
+}
+
+int
+sp_test_rcu_setup(void **state)
+{
+    (void)state;
+    rcu_register_thread();
+    return 0;
+}
+
+int
+sp_test_rcu_teardown(void **state)
+{
+    (void)state;
+    rcu_unregister_thread();
+    return 0;
 }

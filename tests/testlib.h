@@ -53,5 +53,13 @@ uint16_t sp_test_l4_checksum(const uint8_t *ip, uint8_t proto,
                              uint32_t csum_ofs);
 void sp_test_put_be16(uint8_t *p, uint16_t v);
 uint16_t sp_test_get_be16(const uint8_t *p);
+/* Forces one kernel's variant ("classifier", "avx2"); fails the test if
+ * the registry refuses. sp_dispatch_reset() undoes it. */
+void sp_test_force(const char *kernel, const char *variant);
+
+/* Group setup and teardown for tests that look up flow tables: registers
+ * the test thread as an RCU (QSBR) reader, and unregisters it. */
+int sp_test_rcu_setup(void **state);
+int sp_test_rcu_teardown(void **state);
 
 #endif /* SP_TESTLIB_H */

@@ -18,6 +18,12 @@
 #include "simdpath/mfex.h"
 #include "simdpath/packet.h"
 
+/* Table layouts the lookup kernels read (emc.h, classifier.h). */
+struct sp_emc;
+struct sp_rule;
+struct sp_cls_subtable;
+struct sp_cls_buckets;
+
 /*
  * mfex (miniflow extract): parse pkts[0..n) (n <= SP_BATCH_MAX) into
  * keys[i], all 64 bytes written: the fields the packet has, zero where it
@@ -47,6 +53,36 @@ typedef void sp_mfex_fn(struct sp_packet *const *pkts, uint32_t n,
 typedef void sp_hash_fn(const struct sp_flow_key *keys,
                         const struct sp_flow_key *mask, uint32_t n,
                         uint32_t *hashes);
+
+/*
+ * emc: looks up n <= SP_BATCH_MAX keys in an exact match cache. hashes[i]
+ * is the hash kernel's value for keys[i] (no mask). Key i hits when a slot
+ * of its bucket (hash & (n_buckets - 1)) has signature hashes[i], generation
+ * 'gen' and a key equal to keys[i] in all 64 bytes; the lowest such way
+ * wins. Returns the hit mask; rules[i] is written for hits only. A disabled
+ * EMC (n_buckets 0) hits nothing.
+ */
+typedef uint32_t sp_emc_fn(const struct sp_emc *emc, uint64_t gen,
+                           const struct sp_flow_key *keys,
+                           const uint32_t *hashes, uint32_t n,
+                           const struct sp_rule **rules);
+
+/*
+ * classifier: looks up in one subtable the keys whose bits are set in
+ * 'todo' among the first n <= SP_BATCH_MAX keys. For each, the key ANDed
+ * with st->mask is hashed as the hash kernel defines (CRC-32C) and probed
+ * in 'buckets' (the caller's RCU snapshot of st->buckets): its first
+ * candidate bucket (sp_cls_bucket_index 0), then, if that bucket's n_moved
+ * is not 0, its second, slot by slot: the first slot with that signature
+ * and a non-NULL rule whose key equals the masked key is the answer.
+ * Returns the found mask (a subset of todo); rules[i] is written for found
+ * keys only. Bucket entries may change concurrently: each slot's rule
+ * pointer is read once.
+ */
+typedef uint32_t sp_classifier_fn(const struct sp_cls_subtable *st,
+                                  const struct sp_cls_buckets *buckets,
+                                  const struct sp_flow_key *keys, uint32_t n,
+                                  uint32_t todo, const struct sp_rule **rules);
 
 /*
  * batch_copy: append src[i] to dst for every i < n (n <= SP_BATCH_MAX)
@@ -106,6 +142,8 @@ typedef uint32_t sp_ipv4_rewrite_fn(struct sp_packet *const *pkts, uint32_t n,
 #define SP_KERNELS(X)                                                   \
     X(mfex, "miniflow extract: parse packets into flow keys")           \
     X(hash, "CRC-32C hash of masked flow keys")                         \
+    X(emc, "exact match cache lookup of a batch")                       \
+    X(classifier, "tuple-space subtable lookup of a batch")             \
     X(batch_copy, "append selected packet pointers to an output batch") \
     X(ipv4_rewrite, "masked set of IPv4 src/dst/tos/ttl with checksums")
 

@@ -6,6 +6,8 @@
 const struct sp_kernel_table sp_avx512_kernels = {
     .mfex = sp_avx512_mfex,
     .hash = sp_avx2_hash,
+    .emc = sp_avx512_emc,
+    .classifier = sp_avx512_classifier,
     .batch_copy = sp_avx512_batch_copy,
     .ipv4_rewrite = sp_avx512_ipv4_rewrite,
 };
@@ -15,6 +17,8 @@ const struct sp_kernel_table sp_avx512_kernels = {
 const struct sp_kernel_table sp_avx512vbmi_kernels = {
     .mfex = sp_avx512vbmi_mfex,
     .hash = sp_avx512_hash,
+    .emc = sp_avx512_emc,
+    .classifier = sp_avx512_classifier,
     .batch_copy = sp_avx512_batch_copy,
     .ipv4_rewrite = sp_avx512_ipv4_rewrite,
 };

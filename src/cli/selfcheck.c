@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "simdpath/dispatch.h"
 #include "simdpath/pktgen.h"
+#include "simdpath/emc.h"
 #include "simdpath/random.h"
 
 /* A batch of realistic packets of every shape, some cut short or with
@@ -125,6 +126,97 @@ round_ipv4_rewrite(struct sp_random *rng)
     SP_KERNEL(ipv4_rewrite)(ptrs, n, &set);
 }
 
+/* The flow tables the lookup rounds use, built once: random rules of a
+ * few dozen masks and an EMC holding some keys, current and stale. */
+struct tables {
+    struct sp_cls *cls;
+    struct sp_emc emc;
+    uint32_t n_subtables;
+};
+
+static int
+tables_build(struct tables *t, struct sp_random *rng)
+{
+    struct sp_err err;
+    uint32_t shapes[32];
+
+    t->cls = sp_cls_create(NULL);
+    if (!t->cls || sp_emc_init(&t->emc, 256, 1, &err)) {
+        sp_cls_destroy(t->cls);
+        sp_cli_error("check", "no memory for the flow tables");
+        return -1;
+    }
+    for (unsigned s = 0; s < 32; s++) {
+        shapes[s] = (uint32_t)sp_random_next(rng);
+    }
+    for (unsigned r = 0; r < 2000; r++) {
+        struct sp_flow_key like;
+        struct sp_match match;
+        const struct sp_rule *rule;
+        uint32_t hash;
+
+        sp_flow_key_random(rng, &like);
+        sp_match_from_shape(shapes[r % 32], &like, &match);
+        rule =
+            sp_cls_insert(t->cls, &match, sp_random_below(rng, 8), NULL, &err);
+        SP_KERNEL(hash)(&like, NULL, 1, &hash);
+        if (rule) {
+            sp_emc_insert(&t->emc, 1 + sp_cls_generation(t->cls) % 2, &like,
+                          hash, rule, rng);
+        }
+    }
+    t->n_subtables = sp_cls_subtable_count(t->cls);
+    return 0;
+}
+
+static void
+tables_free(struct tables *t)
+{
+    sp_emc_destroy(&t->emc);
+    sp_cls_destroy(t->cls);
+}
+
+/* A batch of packet-like keys, some changed in one byte. */
+static uint32_t
+lookup_keys(struct sp_random *rng, struct sp_flow_key *keys)
+{
+    uint32_t n = sp_random_below(rng, SP_BATCH_MAX + 1);
+
+    for (uint32_t i = 0; i < n; i++) {
+        sp_flow_key_random(rng, &keys[i]);
+        if (sp_random_below(rng, 4) == 0) {
+            keys[i].bytes[sp_random_below(rng, 64)] ^= 0x10;
+        }
+    }
+    return n;
+}
+
+static void
+round_emc(struct sp_random *rng, const struct tables *t)
+{
+    struct sp_flow_key keys[SP_BATCH_MAX];
+    const struct sp_rule *rules[SP_BATCH_MAX];
+    uint32_t hashes[SP_BATCH_MAX];
+    uint32_t n = lookup_keys(rng, keys);
+
+    SP_KERNEL(hash)(keys, NULL, n, hashes);
+    SP_KERNEL(emc)
+    (&t->emc, 1 + sp_random_below(rng, 3), keys, hashes, n, rules);
+}
+
+static void
+round_classifier(struct sp_random *rng, const struct tables *t)
+{
+    struct sp_flow_key keys[SP_BATCH_MAX];
+    const struct sp_rule *rules[SP_BATCH_MAX];
+    uint32_t n = lookup_keys(rng, keys);
+    const struct sp_cls_subtable *st =
+        sp_cls_subtable_at(t->cls, sp_random_below(rng, t->n_subtables));
+
+    SP_KERNEL(classifier)
+    (st, st->buckets, keys, n, (uint32_t)sp_random_next(rng), rules);
+}
+
 static int
 parse_count(const char *opt, const char *text, unsigned long *out)
 {
@@ -185,6 +277,8 @@ sp_cmd_check(int argc, char **argv)
     unsigned long rounds = 20000, seed = 1;
     struct sp_random rng;
     struct sp_err err;
+    struct tables tables;
+    uint64_t bad;
     int opt;
 
     optind = 0;
@@ -207,15 +301,22 @@ sp_cmd_check(int argc, char **argv)
         sp_cli_error("check", "%s", err.msg);
         return SP_EXIT_FAILURE;
     }
-    sp_autovalidate_reset();
     rng.state = seed;
+    if (tables_build(&tables, &rng)) {
+        return SP_EXIT_FAILURE;
+    }
+    sp_autovalidate_reset();
     printf("self-check: every supported variant against scalar, seed %lu\n",
            seed);
     for (unsigned long r = 0; r < rounds; r++) {
         round_mfex(&rng);
         round_hash(&rng);
+        round_emc(&rng, &tables);
+        round_classifier(&rng, &tables);
         round_batch_copy(&rng);
         round_ipv4_rewrite(&rng);
     }
-    return report(rounds) ? SP_EXIT_FAILURE : SP_EXIT_OK;
+    bad = report(rounds);
+    tables_free(&tables);
+    return bad ? SP_EXIT_FAILURE : SP_EXIT_OK;
 }

@@ -342,9 +342,89 @@ autovalidate_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
     return expired;
 }
 
+/* Compares a variant's (found mask, rules) with scalar's; reports the first
+ * key that differs. */
+static void
+compare_lookup(enum sp_kernel_id k, unsigned vi,
+               const struct sp_flow_key *keys, uint32_t want,
+               const struct sp_rule **want_rules, uint32_t got,
+               const struct sp_rule **got_rules)
+{
+    uint32_t differ = want ^ got;
+
+    for (uint32_t p = want & got; p; p &= p - 1) {
+        unsigned i = (unsigned)__builtin_ctz(p);
+
+        if (want_rules[i] != got_rules[i]) {
+            differ |= UINT32_C(1) << i;
+        }
+    }
+    if (differ) {
+        unsigned i = (unsigned)__builtin_ctz(differ);
+        const struct sp_rule *none = NULL;
+        const struct blob blobs[] = {
+            {"key", &keys[i], sizeof keys[i]},
+            {"scalar mask", &want, sizeof want},
+            {"variant mask", &got, sizeof got},
+            {"scalar rule", want >> i & 1 ? want_rules + i : &none,
+             sizeof none},
+            {"variant rule", got >> i & 1 ? got_rules + i : &none,
+             sizeof none},
+        };
+
+        mismatch(k, vi, i, blobs, 5);
+    }
+}
+
+static uint32_t
+autovalidate_emc(const struct sp_emc *emc, uint64_t gen,
+                 const struct sp_flow_key *keys, const uint32_t *hashes,
+                 uint32_t n, const struct sp_rule **rules)
+{
+    struct candidates c;
+    uint32_t hits = reference()->emc(emc, gen, keys, hashes, n, rules);
+
+    find_candidates(SP_KERNEL_emc, &c);
+    for (unsigned v = 0; v < c.count; v++) {
+        const struct sp_rule *got[SP_BATCH_MAX];
+        uint32_t got_hits;
+
+        count_check(SP_KERNEL_emc, c.index[v]);
+        got_hits = c.kernels[v]->emc(emc, gen, keys, hashes, n, got);
+        compare_lookup(SP_KERNEL_emc, c.index[v], keys, hits, rules, got_hits,
+                       got);
+    }
+    return hits;
+}
+
+static uint32_t
+autovalidate_classifier(const struct sp_cls_subtable *st,
+                        const struct sp_cls_buckets *buckets,
+                        const struct sp_flow_key *keys, uint32_t n,
+                        uint32_t todo, const struct sp_rule **rules)
+{
+    struct candidates c;
+    uint32_t found =
+        reference()->classifier(st, buckets, keys, n, todo, rules);
+
+    find_candidates(SP_KERNEL_classifier, &c);
+    for (unsigned v = 0; v < c.count; v++) {
+        const struct sp_rule *got[SP_BATCH_MAX];
+        uint32_t got_found;
+
+        count_check(SP_KERNEL_classifier, c.index[v]);
+        got_found = c.kernels[v]->classifier(st, buckets, keys, n, todo, got);
+        compare_lookup(SP_KERNEL_classifier, c.index[v], keys, found, rules,
+                       got_found, got);
+    }
+    return found;
+}
+
 const struct sp_kernel_table sp_autovalidate_kernels = {
     .mfex = autovalidate_mfex,
     .hash = autovalidate_hash,
+    .emc = autovalidate_emc,
+    .classifier = autovalidate_classifier,
     .batch_copy = autovalidate_batch_copy,
     .ipv4_rewrite = autovalidate_ipv4_rewrite,
 };

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Flow table lookups in TSC ticks per packet, every variant this CPU runs,
+ * each as a ratio to scalar from the same run:
+ * - the classifier (sp_cls_lookup of 32-key batches that all match) for 1,
+ *   10 and 100 subtables and up to MAX_RULES rules spread over them;
+ * - the PMD path (sp_emc_cls_lookup: hash, EMC, classifier) at EMC hit
+ *   rates from 0 to 100%;
+ * - the memory the classifier takes per rule.
+ * Usage: bench_tables [SAMPLES [MAX_RULES]] (default 11, 1000000)
+ */
+#include <arpa/inet.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu-qsbr.h>
+
+#include "benchlib.h"
+#include "simdpath/emc.h"
+#include "simdpath/random.h"
+
+#define BATCHES 512 /* distinct batches cycled through, to spread misses */
+
+/* Rule i of subtable s: IPv4 source i (unique, so a key built from rule i
+ * matches it alone), and per subtable a different destination prefix,
+ * with or without tp_dst and in_port. */
+static void
+bench_match(uint32_t s, uint32_t i, struct sp_random *rng, struct sp_match *m)
+{
+    uint32_t prefix = s % 33;
+    uint32_t dst_mask = prefix ? htonl(~UINT32_C(0) << (32 - prefix)) : 0;
+    uint32_t dst = (uint32_t)sp_random_next(rng) & dst_mask;
+
+    memset(m, 0, sizeof *m);
+    m->mask.dl_type = 0xffff;
+    m->key.dl_type = htons(0x0800);
+    m->mask.nw_proto = 0xff;
+    m->key.nw_proto = 17;
+    memset(m->mask.nw_src, 0xff, 4);
+    memcpy(m->key.nw_src, &i, 4);
+    memcpy(m->mask.nw_dst, &dst_mask, 4);
+    memcpy(m->key.nw_dst, &dst, 4);
+    if (s / 33 % 2) {
+        m->mask.tp_dst = 0xffff;
+        m->key.tp_dst = htons((uint16_t)(i % 1000));
+    }
+    if (s / 66 % 2) {
+        m->mask.in_port = 0xffff;
+        m->key.in_port = (uint16_t)(i % 8);
+    }
+}
+
+struct tables {
+    struct sp_cls *cls;
+    struct sp_match *matches; /* rule i's match, to build keys from */
+    uint32_t n_rules;
+    size_t bytes; /* heap the classifier took */
+};
+
+/* Bytes allocated: from the heap and in mmap()ed blocks. */
+static size_t
+heap_bytes(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+
+    return mi.uordblks + mi.hblkhd;
+}
+
+static void
+tables_build(struct tables *t, uint32_t subtables, uint32_t rules)
+{
+    struct sp_random rng = {rules * 131 + subtables};
+    struct sp_err err;
+    size_t before;
+
+    t->cls = sp_cls_create(NULL);
+    t->matches = malloc(rules * sizeof *t->matches);
+    t->n_rules = rules;
+    if (!t->cls || !t->matches) {
+        fprintf(stderr, "bench_tables: no memory\n");
+        exit(1);
+    }
+    before = heap_bytes();
+    for (uint32_t i = 0; i < rules; i++) {
+        bench_match(i % subtables, i, &rng, &t->matches[i]);
+        if (!sp_cls_insert(t->cls, &t->matches[i], 1, NULL, &err)) {
+            fprintf(stderr, "bench_tables: %s\n", err.msg);
+            exit(1);
+        }
+    }
+    sp_cls_reclaim(t->cls);
+    t->bytes = heap_bytes() - before;
+}
+
+static void
+tables_free(struct tables *t)
+{
+    sp_cls_destroy(t->cls);
+    free(t->matches);
+}
+
+/* A key that matches rule i: its match's key plus random bits where the
+ * mask has none. */
+static void
+key_for(const struct sp_match *m, struct sp_random *rng,
+        struct sp_flow_key *key)
+{
+    sp_random_fill(rng, key, sizeof *key);
+    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
+        key->blocks[b] =
+            (key->blocks[b] & ~m->mask.blocks[b]) | m->key.blocks[b];
+    }
+}
+
+struct lookup_case {
+    struct sp_cls *cls;
+    struct sp_emc emc;
+    struct sp_random rng;
+    struct sp_flow_key (*keys)[SP_BATCH_MAX];
+    uint32_t next;
+    uint64_t found, hits;
+};
+
+static void
+run_cls(void *ctx)
+{
+    struct lookup_case *c = ctx;
+    const struct sp_rule *rules[SP_BATCH_MAX];
+
+    c->found += (uint32_t)__builtin_popcount(sp_cls_lookup(
+        c->cls, c->keys[c->next], SP_BATCH_MAX, UINT32_MAX, rules));
+    c->next = (c->next + 1) % BATCHES;
+}
+
+static void
+run_pmd(void *ctx)
+{
+    struct lookup_case *c = ctx;
+    const struct sp_rule *rules[SP_BATCH_MAX];
+    uint32_t hashes[SP_BATCH_MAX];
+
+    c->found += (uint32_t)__builtin_popcount(
+        sp_emc_cls_lookup(&c->emc, c->cls, c->keys[c->next], SP_BATCH_MAX,
+                          hashes, rules, &c->rng));
+    c->next = (c->next + 1) % BATCHES;
+}
+
+static void
+force(const char *spec)
+{
+    struct sp_err err;
+
+    if (sp_dispatch_set_impl(spec, &err)) {
+        fprintf(stderr, "bench_tables: %s\n", err.msg);
+        exit(1);
+    }
+}
+
+/* Runs fn under each variant of 'kernel' (or of every kernel if NULL),
+ * prints a row per variant and stores its ticks per packet in ticks[] (by
+ * registration index) unless ticks is NULL. The variants take turns, one
+ * sample each, so that noise from other jobs on a shared machine hits
+ * them alike and the ratios stay comparable. */
+static void
+rows(const char *what, const char *kernel, void (*fn)(void *),
+     struct lookup_case *c, unsigned reps, unsigned samples, double *ticks)
+{
+    unsigned index[SP_VARIANT_MAX], n = 0;
+    double *t = calloc((size_t)SP_VARIANT_MAX * samples, sizeof *t);
+    double scalar = 0;
+
+    for (unsigned i = 0; i < sp_variant_count(); i++) {
+        const struct sp_variant *v = sp_variant_get(i);
+
+        if (sp_variant_allowed(v) &&
+            (!kernel || sp_variant_provider(v, SP_KERNEL_classifier) == v)) {
+            index[n++] = i;
+        }
+    }
+    for (unsigned s = 0; s <= samples; s++) {
+        for (unsigned k = 0; k < n; k++) {
+            char spec[64];
+            uint64_t start;
+
+            snprintf(spec, sizeof spec, "%s%s%s", kernel ? kernel : "",
+                     kernel ? "=" : "", sp_variant_get(index[k])->name);
+            force(spec);
+            start = sp_ticks();
+            for (unsigned r = 0; r < reps; r++) {
+                fn(c);
+            }
+            /* Sample 0 warms caches and predictors up. */
+            if (s) {
+                t[k * samples + s - 1] = (double)(sp_ticks() - start) / reps;
+            }
+        }
+    }
+    for (unsigned k = 0; k < n; k++) {
+        const struct sp_variant *v = sp_variant_get(index[k]);
+        double per = sp_median(&t[k * samples], samples) / SP_BATCH_MAX;
+
+        scalar = k ? scalar : per;
+        if (ticks) {
+            ticks[index[k]] = per;
+        }
+        printf("%-34s %-8s %9.1f %8.1f %8.2fx\n", what, v->name, per,
+               per / sp_ticks_per_ns(), scalar / per);
+    }
+    free(t);
+    sp_dispatch_reset();
+}
+
+static void
+fill_keys(struct lookup_case *c, const struct tables *t, uint32_t hot,
+          unsigned hit_pct)
+{
+    for (uint32_t b = 0; b < BATCHES; b++) {
+        for (uint32_t k = 0; k < SP_BATCH_MAX; k++) {
+            bool from_hot = sp_random_below(&c->rng, 100) < hit_pct;
+            uint32_t i =
+                from_hot ? sp_random_below(&c->rng, hot)
+                         : hot + sp_random_below(&c->rng, t->n_rules - hot);
+
+            key_for(&t->matches[i], &c->rng, &c->keys[b][k]);
+            if (from_hot) {
+                /* The same key each time, so the EMC can hold it. */
+                key_for(&t->matches[i], &(struct sp_random){i},
+                        &c->keys[b][k]);
+            }
+        }
+    }
+}
+
+int
+main(int argc, char **argv)
+{
+    unsigned samples = argc > 1 ? (unsigned)atoi(argv[1]) : 11;
+    uint32_t max_rules = argc > 2 ? (uint32_t)atoi(argv[2]) : 1000000;
+    static const uint32_t subtable_counts[] = {1, 10, 100};
+    static const uint32_t rule_counts[] = {1,     10,     100,    1000,
+                                           10000, 100000, 1000000};
+    static const unsigned hit_rates[] = {0, 25, 50, 75, 90, 100};
+    struct lookup_case c = {.rng = {5}};
+    struct sp_err err;
+    /* Per subtable count: ticks at the fewest and the most rules. */
+    double first[3][SP_VARIANT_MAX] = {{0}}, last[3][SP_VARIANT_MAX] = {{0}};
+    uint32_t last_rules[3] = {0};
+
+    if (samples < 3) {
+        samples = 3;
+    }
+    rcu_register_thread();
+    c.keys = malloc(BATCHES * sizeof *c.keys);
+    printf("TSC %.3f ticks/ns; median of %u samples; ratio = scalar ticks / "
+           "variant ticks (same run)\n",
+           sp_ticks_per_ns(), samples);
+    printf("%-34s %-8s %9s %8s %9s\n", "classifier, 32-key batches", "variant",
+           "ticks/pkt", "ns/pkt", "vs scalar");
+    for (size_t s = 0; s < 3; s++) {
+        for (size_t r = 0; r < 7; r++) {
+            uint32_t subtables = subtable_counts[s];
+            uint32_t rules = rule_counts[r];
+            struct tables t;
+            char what[64];
+
+            if (rules < subtables || rules > max_rules) {
+                continue;
+            }
+            tables_build(&t, subtables, rules);
+            c.cls = t.cls;
+            fill_keys(&c, &t, 0, 0);
+            snprintf(what, sizeof what, "%3u subtables %7u rules %4zu B/r",
+                     subtables, rules, t.bytes / rules);
+            rows(what, "classifier", run_cls, &c, 1000, samples,
+                 first[s][0] ? last[s] : first[s]);
+            last_rules[s] = rules;
+            tables_free(&t);
+        }
+    }
+    printf("\ngrowth of ticks/pkt from the fewest to the most rules:\n");
+    for (size_t s = 0; s < 3; s++) {
+        for (unsigned i = 0; i < sp_variant_count() && last_rules[s]; i++) {
+            if (first[s][i] > 0) {
+                printf("  %3u subtables, %u to %u rules, %-8s %5.2fx\n",
+                       subtable_counts[s], subtable_counts[s], last_rules[s],
+                       sp_variant_get(i)->name, last[s][i] / first[s][i]);
+            }
+        }
+    }
+    printf("\n%-34s %-8s %9s %8s %9s\n", "PMD path (hash+EMC+classifier)",
+           "variant", "ticks/pkt", "ns/pkt", "vs scalar");
+    for (size_t h = 0; h < sizeof hit_rates / sizeof hit_rates[0]; h++) {
+        uint32_t rules = max_rules < 100000 ? max_rules : 100000;
+        uint32_t hot = rules / 2 < 2048 ? rules / 2 : 2048;
+        struct tables t;
+        char what[64];
+
+        tables_build(&t, 10, rules);
+        c.cls = t.cls;
+        /* Hot keys cached once; misses are never inserted. */
+        if (sp_emc_init(&c.emc, SP_EMC_DEFAULT_ENTRIES, UINT32_MAX, &err)) {
+            fprintf(stderr, "bench_tables: %s\n", err.msg);
+            return 1;
+        }
+        c.emc.insert_inv_prob = 1;
+        for (uint32_t i = 0; i < hot; i++) {
+            const struct sp_rule *rule;
+            struct sp_flow_key key;
+            uint32_t hash;
+
+            key_for(&t.matches[i], &(struct sp_random){i}, &key);
+            sp_cls_lookup(t.cls, &key, 1, 1, &rule);
+            SP_KERNEL(hash)(&key, NULL, 1, &hash);
+            sp_emc_insert(&c.emc, sp_cls_generation(t.cls), &key, hash, rule,
+                          &c.rng);
+        }
+        c.emc.insert_inv_prob = UINT32_MAX;
+        fill_keys(&c, &t, hot, hit_rates[h]);
+        snprintf(what, sizeof what, "10 subtables %6u rules, %3u%% hits",
+                 rules, hit_rates[h]);
+        rows(what, NULL, run_pmd, &c, 1000, samples, NULL);
+        sp_emc_destroy(&c.emc);
+        tables_free(&t);
+    }
+    free(c.keys);
+    rcu_unregister_thread();
+    return 0;
+}

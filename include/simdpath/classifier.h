@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The classifier: rules with priorities and wildcards, in tuple-space
+ * subtables (one per distinct mask). The layouts the classifier kernel
+ * reads are plain structs declared here; everything else is private to
+ * src/datapath/classifier.c.
+ *
+ * Semantics (OpenFlow): the highest-priority matching rule wins; among
+ * matching rules of equal priority the one inserted first (lowest seq)
+ * wins, on every ISA.
+ *
+ * Concurrency (liburcu, QSBR flavour):
+ * - Lookups (sp_cls_lookup, sp_cls_generation, and sp_emc_cls_lookup in
+ *   emc.h) take no lock. They must run on a thread registered with
+ *   rcu_register_thread() and online; the rules they return stay valid
+ *   until that thread's next rcu_quiescent_state() (or rcu_thread_offline).
+ *   A PMD thread reports one quiescent state per poll loop, after it has
+ *   finished with every rule of the loop's batches.
+ * - Updates (sp_cls_insert, sp_cls_remove, sp_cls_find, sp_cls_sort,
+ *   sp_cls_reclaim) take the classifier's mutex and may wait for a grace
+ *   period (synchronize_rcu): call them from any thread that is not inside
+ *   a lookup (an unregistered thread, or a registered one, which QSBR puts
+ *   offline while it waits). Never from a PMD thread between its quiescent
+ *   states while it holds rule pointers.
+ * - Rule lifetime: the classifier allocates and owns every rule. A removed
+ *   rule is unlinked at once and freed after a grace period, in batches of
+ *   SP_CLS_RECLAIM_BATCH (or at sp_cls_reclaim / sp_cls_destroy); the
+ *   actions destructor given to sp_cls_create is called on its actions
+ *   then, never earlier.
+ */
+#ifndef SP_CLASSIFIER_H
+#define SP_CLASSIFIER_H
+
+#include <stdint.h>
+
+#include "simdpath/dispatch.h"
+#include "simdpath/match.h"
+
+/* Defined by the actions; the classifier only stores the pointer. */
+struct sp_actions;
+
+struct sp_rule {
+    struct sp_match match; /* key already ANDed with mask */
+    uint32_t priority;     /* higher wins */
+    uint64_t seq;          /* insertion order: equal priorities, lower wins */
+    const struct sp_actions *actions;
+};
+
+/* A subtable's hash table: buckets of SP_CLS_SLOTS entries, signatures (the
+ * full 32-bit hash of the masked key) stored contiguously so one SIMD
+ * compare tests all of them, then the rule's key is compared. A key has two
+ * candidate buckets (sp_cls_bucket_index): it goes to the first unless that
+ * is full, and n_moved counts the keys that had to go to their second one,
+ * so a lookup reads the second only when the first's n_moved is not 0 (one
+ * cache line per subtable for most misses). A NULL rule is an empty slot. */
+#define SP_CLS_SLOTS 8
+
+struct sp_cls_bucket {
+    uint32_t sigs[SP_CLS_SLOTS];
+    uint32_t n_moved; /* keys of this bucket living in their second one */
+    const struct sp_rule *rules[SP_CLS_SLOTS] __attribute__((aligned(64)));
+} __attribute__((aligned(64)));
+
+struct sp_cls_buckets {
+    uint32_t mask; /* bucket count - 1, a power of two minus one */
+    struct sp_cls_bucket b[];
+};
+
+/* One mask's rules. The kernel reads mask, block_map and the buckets the
+ * caller passes; the other members are the classifier's bookkeeping. */
+struct sp_cls_subtable {
+    struct sp_flow_key mask;
+    uint8_t block_map;              /* bit b: mask uses key block b */
+    struct sp_cls_buckets *buckets; /* RCU-published, replaced on growth */
+    uint32_t n_rules;
+    uint32_t max_priority; /* of its rules */
+    uint32_t n_at_max;     /* rules with max_priority */
+    uint64_t hits;         /* lookups answered here (relaxed atomic) */
+};
+
+/* Candidate bucket 'which' (0 or 1) of a masked-key hash. */
+static inline uint32_t
+sp_cls_bucket_index(uint32_t hash, uint32_t mask, unsigned which)
+{
+    return (which ? (hash >> 16 | hash << 16) ^ 0x5bd1e995u : hash) & mask;
+}
+
+/* Removed rules and replaced tables wait in a list; once it holds this
+ * many, one synchronize_rcu() frees them all. */
+#define SP_CLS_RECLAIM_BATCH 256
+
+struct sp_cls;
+
+typedef void sp_actions_free_fn(const struct sp_actions *actions);
+
+/* A new, empty classifier; free_actions (may be NULL) is called on a removed
+ * rule's actions once no lookup can see the rule. NULL on no memory. */
+struct sp_cls *sp_cls_create(sp_actions_free_fn *free_actions);
+
+/* Frees the classifier and every rule in it (calling free_actions). No
+ * lookup may be running or start on it. */
+void sp_cls_destroy(struct sp_cls *cls);
+
+/* Adds a rule: the match is checked with sp_match_validate(). Returns the
+ * rule (owned by the classifier) or NULL with the reason in err (invalid
+ * match, a rule with the same match and priority exists, no memory). */
+const struct sp_rule *sp_cls_insert(struct sp_cls *cls,
+                                    const struct sp_match *match,
+                                    uint32_t priority,
+                                    const struct sp_actions *actions,
+                                    struct sp_err *err);
+
+/* Removes a rule sp_cls_insert returned; it is freed after a grace period. */
+void sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule);
+
+/* The rule with exactly this match and priority, or NULL. */
+const struct sp_rule *sp_cls_find(struct sp_cls *cls,
+                                  const struct sp_match *match,
+                                  uint32_t priority);
+
+/* Reorders subtables by hit counts within equal highest priority (and
+ * halves the counts, so the order follows recent traffic). */
+void sp_cls_sort(struct sp_cls *cls);
+
+/* Waits for a grace period and frees everything removed so far. */
+void sp_cls_reclaim(struct sp_cls *cls);
+
+uint32_t sp_cls_rule_count(struct sp_cls *cls);
+uint32_t sp_cls_subtable_count(struct sp_cls *cls);
+
+/* The i-th subtable in search order, or NULL past the end (for dumps and
+ * tests; valid like a looked-up rule, or while no update runs). */
+const struct sp_cls_subtable *sp_cls_subtable_at(const struct sp_cls *cls,
+                                                 uint32_t i);
+
+/* Bumped after every insert and remove: an EMC entry made under an older
+ * generation is never used. */
+uint64_t sp_cls_generation(const struct sp_cls *cls);
+
+/* Looks up the keys of 'todo' (bits of the first n <= SP_BATCH_MAX keys)
+ * through the classifier kernel. Returns the keys that matched; rules[i] is
+ * set for those only. Lock-free; see the concurrency contract above. */
+uint32_t sp_cls_lookup(const struct sp_cls *cls,
+                       const struct sp_flow_key *keys, uint32_t n,
+                       uint32_t todo, const struct sp_rule **rules);
+
+#endif /* SP_CLASSIFIER_H */

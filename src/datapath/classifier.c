@@ -1,0 +1,667 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The classifier's table code: subtables, rule insertion and removal under
+ * RCU (liburcu QSBR), and the batch lookup that runs the classifier kernel
+ * over the subtables in order. The contract is in classifier.h.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <urcu-qsbr.h>
+
+#include "simdpath/classifier.h"
+
+/* A rule and what only the writer uses. */
+struct rule_node {
+    struct sp_rule rule; /* first: rule pointers are node pointers */
+    struct sp_cls_subtable *subtable;
+    /* Rules with the same match and lower precedence; the slot holds the
+     * head. Only the writer walks it. */
+    const struct sp_rule *next_same;
+};
+
+/* The subtables in search order: highest priority first (a snapshot of
+ * each one's max_priority, so the search can stop), then most hits. */
+struct order {
+    uint32_t n;
+    struct order_entry {
+        struct sp_cls_subtable *st;
+        uint32_t max_priority;
+    } e[];
+};
+
+/* Something lookups may still see, freed after the next grace period. */
+struct garbage {
+    void *ptr;
+    bool is_rule;
+};
+
+struct sp_cls {
+    pthread_mutex_t lock; /* writers */
+    struct order *order;  /* RCU-published */
+    uint64_t gen;         /* atomic; see sp_cls_generation */
+    uint64_t next_seq;
+    uint32_t n_rules;
+    sp_actions_free_fn *free_actions;
+    struct garbage *garbage;
+    size_t n_garbage, garbage_cap;
+};
+
+/* The node of a rule the classifier allocated (the rule is its first
+ * member, so the conversion is exact). */
+static struct rule_node *
+node_of(const struct sp_rule *rule)
+{
+    return (struct rule_node *)rule;
+}
+
+/* Whether a takes precedence over b. */
+static bool
+precedes(const struct sp_rule *a, const struct sp_rule *b)
+{
+    return a->priority > b->priority ||
+           (a->priority == b->priority && a->seq < b->seq);
+}
+
+static uint32_t
+masked_hash(const struct sp_flow_key *masked_key)
+{
+    uint32_t hash;
+
+    SP_KERNEL(hash)(masked_key, NULL, 1, &hash);
+    return hash;
+}
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Large tables go on transparent huge pages: lookups probe them at random,
+ * and with 4 KiB pages nearly every probe of a large table misses the TLB
+ * as well as the cache. */
+static struct sp_cls_buckets *
+buckets_alloc(uint32_t count)
+{
+    size_t size =
+        sizeof(struct sp_cls_buckets) + count * sizeof(struct sp_cls_bucket);
+    size_t align = size >= HUGE_PAGE ? HUGE_PAGE : 64;
+    size_t alloc = (size + align - 1) / align * align;
+    struct sp_cls_buckets *b = aligned_alloc(align, alloc);
+
+    if (b) {
+        if (align == HUGE_PAGE) {
+            madvise(b, alloc, MADV_HUGEPAGE);
+        }
+        memset(b, 0, size);
+        b->mask = count - 1;
+    }
+    return b;
+}
+
+static void
+free_rule(struct sp_cls *cls, struct rule_node *node)
+{
+    if (cls->free_actions && node->rule.actions) {
+        cls->free_actions(node->rule.actions);
+    }
+    free(node);
+}
+
+void
+sp_cls_reclaim(struct sp_cls *cls)
+{
+    if (!cls->n_garbage) {
+        return;
+    }
+    synchronize_rcu();
+    for (size_t i = 0; i < cls->n_garbage; i++) {
+        if (cls->garbage[i].is_rule) {
+            free_rule(cls, cls->garbage[i].ptr);
+        } else {
+            free(cls->garbage[i].ptr);
+        }
+    }
+    cls->n_garbage = 0;
+}
+
+/* Queues ptr for freeing after a grace period. If the queue cannot grow,
+ * waits for one now rather than leak or free early. */
+static void
+defer_free(struct sp_cls *cls, void *ptr, bool is_rule)
+{
+    if (cls->n_garbage == cls->garbage_cap) {
+        size_t cap = cls->garbage_cap ? 2 * cls->garbage_cap : 64;
+        struct garbage *g = realloc(cls->garbage, cap * sizeof *g);
+
+        if (g) {
+            cls->garbage = g;
+            cls->garbage_cap = cap;
+        } else {
+            sp_cls_reclaim(cls);
+        }
+    }
+    if (cls->n_garbage < cls->garbage_cap) {
+        cls->garbage[cls->n_garbage++] = (struct garbage){ptr, is_rule};
+    } else {
+        synchronize_rcu();
+        if (is_rule) {
+            free_rule(cls, ptr);
+        } else {
+            free(ptr);
+        }
+    }
+}
+
+struct sp_cls *
+sp_cls_create(sp_actions_free_fn *free_actions)
+{
+    struct sp_cls *cls = calloc(1, sizeof *cls);
+
+    /* Lookups and updates call kernels through the active table. */
+    sp_dispatch_init();
+    if (!cls) {
+        return NULL;
+    }
+    cls->order = calloc(1, sizeof *cls->order);
+    if (!cls->order) {
+        free(cls);
+        return NULL;
+    }
+    pthread_mutex_init(&cls->lock, NULL);
+    cls->gen = 1;
+    cls->free_actions = free_actions;
+    return cls;
+}
+
+static void
+bump_generation(struct sp_cls *cls)
+{
+    __atomic_add_fetch(&cls->gen, 1, __ATOMIC_RELEASE);
+}
+
+uint64_t
+sp_cls_generation(const struct sp_cls *cls)
+{
+    return __atomic_load_n(&cls->gen, __ATOMIC_ACQUIRE);
+}
+
+static int
+compare_entries(const void *a, const void *b)
+{
+    const struct order_entry *x = a, *y = b;
+    uint64_t hx = __atomic_load_n(&x->st->hits, __ATOMIC_RELAXED);
+    uint64_t hy = __atomic_load_n(&y->st->hits, __ATOMIC_RELAXED);
+
+    if (x->max_priority != y->max_priority) {
+        return x->max_priority > y->max_priority ? -1 : 1;
+    }
+    return (hx < hy) - (hx > hy);
+}
+
+/* Publishes a new order: the current subtables without 'drop', plus 'add',
+ * with their current max_priority. Returns -1 on no memory (nothing
+ * changed). */
+static int
+publish_order(struct sp_cls *cls, struct sp_cls_subtable *add,
+              const struct sp_cls_subtable *drop)
+{
+    struct order *old = cls->order;
+    struct order *o = malloc(sizeof *o + (old->n + 1) * sizeof o->e[0]);
+
+    if (!o) {
+        return -1;
+    }
+    o->n = 0;
+    for (uint32_t i = 0; i < old->n; i++) {
+        if (old->e[i].st != drop) {
+            o->e[o->n].st = old->e[i].st;
+            o->e[o->n++].max_priority = old->e[i].st->max_priority;
+        }
+    }
+    if (add) {
+        o->e[o->n].st = add;
+        o->e[o->n++].max_priority = add->max_priority;
+    }
+    qsort(o->e, o->n, sizeof o->e[0], compare_entries);
+    rcu_assign_pointer(cls->order, o);
+    defer_free(cls, old, false);
+    return 0;
+}
+
+static struct sp_cls_subtable *
+find_subtable(const struct sp_cls *cls, const struct sp_flow_key *mask)
+{
+    for (uint32_t i = 0; i < cls->order->n; i++) {
+        if (!memcmp(&cls->order->e[i].st->mask, mask, sizeof *mask)) {
+            return cls->order->e[i].st;
+        }
+    }
+    return NULL;
+}
+
+/* The slot holding masked key 'key' (hash) in b, or NULL; *second tells
+ * whether it is in the key's second bucket. */
+static const struct sp_rule **
+find_slot(struct sp_cls_buckets *b, const struct sp_flow_key *key,
+          uint32_t hash, bool *second)
+{
+    for (unsigned w = 0; w < 2; w++) {
+        struct sp_cls_bucket *bucket =
+            &b->b[sp_cls_bucket_index(hash, b->mask, w)];
+
+        for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+            if (bucket->rules[s] && bucket->sigs[s] == hash &&
+                !memcmp(&bucket->rules[s]->match.key, key, sizeof *key)) {
+                *second = w;
+                return &bucket->rules[s];
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Puts a rule in a free slot of its first bucket, else of its second
+ * (counted in the first's n_moved). Returns false when both are full. */
+static bool
+place(struct sp_cls_buckets *b, const struct sp_rule *rule, uint32_t hash)
+{
+    struct sp_cls_bucket *first = &b->b[sp_cls_bucket_index(hash, b->mask, 0)];
+
+    for (unsigned w = 0; w < 2; w++) {
+        struct sp_cls_bucket *bucket =
+            &b->b[sp_cls_bucket_index(hash, b->mask, w)];
+
+        for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+            if (bucket->rules[s]) {
+                continue;
+            }
+            /* Count first, signature next, rule last: a reader that can
+             * see the rule probes this bucket and checks its key. */
+            if (w) {
+                __atomic_add_fetch(&first->n_moved, 1, __ATOMIC_RELEASE);
+            }
+            __atomic_store_n(&bucket->sigs[s], hash, __ATOMIC_RELEASE);
+            __atomic_store_n(&bucket->rules[s], rule, __ATOMIC_RELEASE);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Doubles the subtable's buckets (more if needed) and publishes them. */
+static int
+grow(struct sp_cls *cls, struct sp_cls_subtable *st)
+{
+    struct sp_cls_buckets *old = st->buckets;
+    uint32_t count = (old->mask + 1) * 2;
+
+    for (;; count *= 2) {
+        struct sp_cls_buckets *b = buckets_alloc(count);
+        bool ok = b != NULL;
+
+        for (uint32_t i = 0; ok && i <= old->mask; i++) {
+            for (unsigned s = 0; ok && s < SP_CLS_SLOTS; s++) {
+                const struct sp_rule *r = old->b[i].rules[s];
+
+                ok = !r || place(b, r, old->b[i].sigs[s]);
+            }
+        }
+        if (ok) {
+            rcu_assign_pointer(st->buckets, b);
+            defer_free(cls, old, false);
+            return 0;
+        }
+        free(b);
+        if (!b) {
+            return -1;
+        }
+    }
+}
+
+static struct sp_cls_subtable *
+subtable_create(const struct sp_flow_key *mask)
+{
+    struct sp_cls_subtable *st = aligned_alloc(64, sizeof *st);
+
+    if (!st) {
+        return NULL;
+    }
+    memset(st, 0, sizeof *st);
+    st->mask = *mask;
+    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
+        st->block_map |= (uint8_t)((mask->blocks[b] != 0) << b);
+    }
+    st->buckets = buckets_alloc(1);
+    if (!st->buckets) {
+        free(st);
+        return NULL;
+    }
+    return st;
+}
+
+static void
+set_error(struct sp_err *err, const char *msg)
+{
+    if (err) {
+        snprintf(err->msg, sizeof err->msg, "%s", msg);
+    }
+}
+
+/* Links node into st (whose order entry is already up to date). */
+static int
+link_rule(struct sp_cls *cls, struct sp_cls_subtable *st,
+          struct rule_node *node, struct sp_err *err)
+{
+    const struct sp_flow_key *key = &node->rule.match.key;
+    uint32_t hash = masked_hash(key);
+    bool second;
+    const struct sp_rule **slot = find_slot(st->buckets, key, hash, &second);
+
+    if (slot) {
+        const struct sp_rule **prev = slot;
+
+        for (const struct sp_rule *at = *slot; at;
+             at = node_of(at)->next_same) {
+            if (at->priority == node->rule.priority) {
+                set_error(err, "a rule with the same match and priority "
+                               "exists");
+                return -1;
+            }
+        }
+        while (*prev && precedes(*prev, &node->rule)) {
+            prev = &node_of(*prev)->next_same;
+        }
+        node->next_same = *prev;
+        __atomic_store_n(prev, &node->rule, __ATOMIC_RELEASE);
+        return 0;
+    }
+    while (!place(st->buckets, &node->rule, hash)) {
+        if (grow(cls, st)) {
+            set_error(err, "no memory to grow a subtable");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+const struct sp_rule *
+sp_cls_insert(struct sp_cls *cls, const struct sp_match *match,
+              uint32_t priority, const struct sp_actions *actions,
+              struct sp_err *err)
+{
+    struct rule_node *node;
+    struct sp_cls_subtable *st;
+    bool new_st = false;
+    uint32_t old_max, old_at_max;
+
+    if (sp_match_validate(match, err)) {
+        return NULL;
+    }
+    node = aligned_alloc(64, (sizeof *node + 63) / 64 * 64);
+    if (!node) {
+        set_error(err, "no memory for a rule");
+        return NULL;
+    }
+    memset(node, 0, sizeof *node);
+    node->rule.match = *match;
+    node->rule.priority = priority;
+    node->rule.actions = actions;
+    pthread_mutex_lock(&cls->lock);
+    node->rule.seq = cls->next_seq++;
+    st = find_subtable(cls, &match->mask);
+    if (!st) {
+        st = subtable_create(&match->mask);
+        new_st = true;
+        if (!st) {
+            set_error(err, "no memory for a subtable");
+            goto fail;
+        }
+    }
+    old_max = st->max_priority;
+    old_at_max = st->n_at_max;
+    if (!st->n_rules || priority > st->max_priority) {
+        st->max_priority = priority;
+        st->n_at_max = 0;
+    }
+    st->n_at_max += priority == st->max_priority;
+    /* The order first: a lookup that can see the rule must not stop
+     * before its subtable. */
+    if ((new_st || st->max_priority != old_max) &&
+        publish_order(cls, new_st ? st : NULL, NULL)) {
+        set_error(err, "no memory for the subtable order");
+        goto undo;
+    }
+    if (link_rule(cls, st, node, err)) {
+        goto undo;
+    }
+    node->subtable = st;
+    st->n_rules++;
+    cls->n_rules++;
+    bump_generation(cls);
+    pthread_mutex_unlock(&cls->lock);
+    return &node->rule;
+
+undo:
+    st->max_priority = old_max;
+    st->n_at_max = old_at_max;
+    if (new_st) {
+        if (find_subtable(cls, &match->mask) == st) {
+            publish_order(cls, NULL, st);
+            defer_free(cls, st->buckets, false);
+            defer_free(cls, st, false);
+        } else {
+            free(st->buckets);
+            free(st);
+        }
+    }
+fail:
+    pthread_mutex_unlock(&cls->lock);
+    free(node);
+    return NULL;
+}
+
+/* Recomputes max_priority and n_at_max from every rule of st. */
+static void
+recount_priorities(struct sp_cls_subtable *st)
+{
+    st->max_priority = 0;
+    st->n_at_max = 0;
+    for (uint32_t i = 0; i <= st->buckets->mask; i++) {
+        for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+            for (const struct sp_rule *r = st->buckets->b[i].rules[s]; r;
+                 r = node_of(r)->next_same) {
+                if (!st->n_at_max || r->priority > st->max_priority) {
+                    st->max_priority = r->priority;
+                    st->n_at_max = 0;
+                }
+                st->n_at_max += r->priority == st->max_priority;
+            }
+        }
+    }
+}
+
+void
+sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule)
+{
+    struct rule_node *node = node_of(rule);
+    struct sp_cls_subtable *st = node->subtable;
+    const struct sp_rule **slot, **prev;
+    uint32_t hash = masked_hash(&rule->match.key);
+    bool second;
+
+    pthread_mutex_lock(&cls->lock);
+    slot = find_slot(st->buckets, &rule->match.key, hash, &second);
+    prev = slot;
+    while (*prev != rule) {
+        prev = &node_of(*prev)->next_same;
+    }
+    __atomic_store_n(prev, node->next_same, __ATOMIC_RELEASE);
+    if (!*slot && second) {
+        struct sp_cls_buckets *b = st->buckets;
+
+        __atomic_sub_fetch(
+            &b->b[sp_cls_bucket_index(hash, b->mask, 0)].n_moved, 1,
+            __ATOMIC_RELEASE);
+    }
+    st->n_rules--;
+    cls->n_rules--;
+    if (!st->n_rules) {
+        publish_order(cls, NULL, st);
+        defer_free(cls, st->buckets, false);
+        defer_free(cls, st, false);
+    } else if (rule->priority == st->max_priority && !--st->n_at_max) {
+        recount_priorities(st);
+        publish_order(cls, NULL, NULL);
+    }
+    bump_generation(cls);
+    defer_free(cls, node, true);
+    if (cls->n_garbage >= SP_CLS_RECLAIM_BATCH) {
+        sp_cls_reclaim(cls);
+    }
+    pthread_mutex_unlock(&cls->lock);
+}
+
+const struct sp_rule *
+sp_cls_find(struct sp_cls *cls, const struct sp_match *match,
+            uint32_t priority)
+{
+    const struct sp_rule *found = NULL;
+    struct sp_cls_subtable *st;
+
+    pthread_mutex_lock(&cls->lock);
+    st = find_subtable(cls, &match->mask);
+    if (st) {
+        bool second;
+        const struct sp_rule **slot = find_slot(
+            st->buckets, &match->key, masked_hash(&match->key), &second);
+
+        for (const struct sp_rule *r = slot ? *slot : NULL; r;
+             r = node_of(r)->next_same) {
+            if (r->priority == priority) {
+                found = r;
+            }
+        }
+    }
+    pthread_mutex_unlock(&cls->lock);
+    return found;
+}
+
+void
+sp_cls_sort(struct sp_cls *cls)
+{
+    pthread_mutex_lock(&cls->lock);
+    publish_order(cls, NULL, NULL);
+    for (uint32_t i = 0; i < cls->order->n; i++) {
+        struct sp_cls_subtable *st = cls->order->e[i].st;
+
+        __atomic_store_n(&st->hits,
+                         __atomic_load_n(&st->hits, __ATOMIC_RELAXED) / 2,
+                         __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&cls->lock);
+}
+
+uint32_t
+sp_cls_rule_count(struct sp_cls *cls)
+{
+    uint32_t n;
+
+    pthread_mutex_lock(&cls->lock);
+    n = cls->n_rules;
+    pthread_mutex_unlock(&cls->lock);
+    return n;
+}
+
+uint32_t
+sp_cls_subtable_count(struct sp_cls *cls)
+{
+    uint32_t n;
+
+    pthread_mutex_lock(&cls->lock);
+    n = cls->order->n;
+    pthread_mutex_unlock(&cls->lock);
+    return n;
+}
+
+const struct sp_cls_subtable *
+sp_cls_subtable_at(const struct sp_cls *cls, uint32_t i)
+{
+    const struct order *o = rcu_dereference(cls->order);
+
+    return i < o->n ? o->e[i].st : NULL;
+}
+
+void
+sp_cls_destroy(struct sp_cls *cls)
+{
+    if (!cls) {
+        return;
+    }
+    sp_cls_reclaim(cls);
+    for (uint32_t i = 0; i < cls->order->n; i++) {
+        struct sp_cls_subtable *st = cls->order->e[i].st;
+
+        for (uint32_t b = 0; b <= st->buckets->mask; b++) {
+            for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+                const struct sp_rule *r = st->buckets->b[b].rules[s];
+
+                while (r) {
+                    const struct sp_rule *next = node_of(r)->next_same;
+
+                    free_rule(cls, node_of(r));
+                    r = next;
+                }
+            }
+        }
+        free(st->buckets);
+        free(st);
+    }
+    free(cls->order);
+    free(cls->garbage);
+    pthread_mutex_destroy(&cls->lock);
+    free(cls);
+}
+
+uint32_t
+sp_cls_lookup(const struct sp_cls *cls, const struct sp_flow_key *keys,
+              uint32_t n, uint32_t todo, const struct sp_rule **rules)
+{
+    const struct order *o = rcu_dereference(cls->order);
+    sp_classifier_fn *lookup = SP_KERNEL(classifier);
+    uint32_t found = 0, done = 0;
+
+    todo &= sp_batch_lanes(n);
+    for (uint32_t j = 0; j < o->n; j++) {
+        const struct sp_rule *got[SP_BATCH_MAX];
+        struct sp_cls_subtable *st = o->e[j].st;
+        uint32_t hit, need;
+
+        /* A key is done once its best rule outranks every rule left:
+         * equal priorities go on, an earlier-inserted rule may follow. */
+        for (uint32_t p = found & ~done; p; p &= p - 1) {
+            unsigned i = (unsigned)__builtin_ctz(p);
+
+            if (rules[i]->priority > o->e[j].max_priority) {
+                done |= UINT32_C(1) << i;
+            }
+        }
+        need = todo & ~done;
+        if (!need) {
+            break;
+        }
+        hit = lookup(st, rcu_dereference(st->buckets), keys, n, need, got);
+        if (hit) {
+            __atomic_add_fetch(&st->hits, (uint64_t)__builtin_popcount(hit),
+                               __ATOMIC_RELAXED);
+        }
+        for (uint32_t p = hit; p; p &= p - 1) {
+            unsigned i = (unsigned)__builtin_ctz(p);
+
+            if (!(found & (UINT32_C(1) << i)) || precedes(got[i], rules[i])) {
+                rules[i] = got[i];
+            }
+        }
+        found |= hit;
+    }
+    return found;
+}

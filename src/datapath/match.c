@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Rule validation: what a match may contain before the classifier accepts
+ * it. Fields are named as docs/flow-syntax.md names them, which depends on
+ * the dl_type (nw_src is ipv6_src for IPv6, arp_spa/arp_sha for ARP).
+ */
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "simdpath/dispatch.h"
+#include "simdpath/match.h"
+
+#define ETH_IPV4 0x0800
+#define ETH_ARP  0x0806
+#define ETH_IPV6 0x86dd
+
+#define PROTO_ICMP   1
+#define PROTO_TCP    6
+#define PROTO_UDP    17
+#define PROTO_SCTP   132
+#define PROTO_ICMPV6 58
+
+/* What the dl_type and nw_proto of a match say, when matched exactly. */
+struct context {
+    const struct sp_match *m;
+    int dl_type; /* -1: not exact */
+    int proto;   /* -1: not exact */
+};
+
+static bool
+is_ip(const struct context *c)
+{
+    return c->dl_type == ETH_IPV4 || c->dl_type == ETH_IPV6;
+}
+
+static bool
+is_icmp(const struct context *c)
+{
+    return (c->dl_type == ETH_IPV4 && c->proto == PROTO_ICMP) ||
+           (c->dl_type == ETH_IPV6 && c->proto == PROTO_ICMPV6);
+}
+
+/* The syntax name of the field holding key byte 'ofs'. */
+static const char *
+field_name(const struct context *c, unsigned ofs)
+{
+    static const struct {
+        unsigned end; /* first byte past the field */
+        const char *name;
+    } fields[] = {
+        {6, "dl_dst"},      {12, "dl_src"},  {14, "dl_type"},
+        {16, "vlan_tci"},   {18, "in_port"}, {20, "tcp_flags"},
+        {21, "nw_proto"},   {22, "nw_tos"},  {23, "nw_ttl"},
+        {24, "ip_frag"},    {40, "nw_src"},  {56, "nw_dst"},
+        {60, "ipv6_label"}, {62, "tp_src"},  {64, "tp_dst"},
+    };
+    bool dst = ofs >= SP_KEY_OFS(nw_dst);
+    unsigned i = 0;
+
+    if (ofs >= SP_KEY_OFS(nw_src) && ofs < SP_KEY_OFS(ipv6_label)) {
+        unsigned at = (ofs - SP_KEY_OFS(nw_src)) % 16;
+
+        if (c->dl_type == ETH_ARP) {
+            return at < SP_ARP_HA_OFS ? (dst ? "arp_tpa" : "arp_spa")
+                                      : (dst ? "arp_tha" : "arp_sha");
+        }
+        if (c->dl_type == ETH_IPV6) {
+            return dst ? "ipv6_dst" : "ipv6_src";
+        }
+    }
+    if (ofs == SP_KEY_OFS(nw_proto) && c->dl_type == ETH_ARP) {
+        return "arp_op";
+    }
+    if (ofs >= SP_KEY_OFS(tp_src) && is_icmp(c)) {
+        return ofs >= SP_KEY_OFS(tp_dst) ? "icmp_code" : "icmp_type";
+    }
+    while (ofs >= fields[i].end) {
+        i++;
+    }
+    return fields[i].name;
+}
+
+static int
+fail(struct sp_err *err, const char *fmt, ...)
+{
+    va_list args;
+
+    if (err) {
+        va_start(args, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, args);
+        va_end(args);
+    }
+    return -1;
+}
+
+/* Whether the mask touches any of bytes [ofs, ofs + len). */
+static bool
+uses(const struct context *c, unsigned ofs, unsigned len)
+{
+    for (unsigned i = ofs; i < ofs + len; i++) {
+        if (c->m->mask.bytes[i]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+#define USES(c, field) \
+    uses(c, SP_KEY_OFS(field), sizeof(((struct sp_flow_key *)0)->field))
+
+/* The mask bits each field may have, for this match's dl_type. */
+static void
+valid_bits(const struct context *c, struct sp_flow_key *valid)
+{
+    memset(valid, 0xff, sizeof *valid);
+    valid->tcp_flags = htons(0x0fff);
+    valid->ipv6_label = htonl(0x000fffff);
+    valid->nw_frag = SP_FRAG_ANY | SP_FRAG_LATER;
+    if (c->dl_type == ETH_IPV4) {
+        memset(valid->nw_src + 4, 0, 12);
+        memset(valid->nw_dst + 4, 0, 12);
+    } else if (c->dl_type == ETH_ARP) {
+        memset(valid->nw_src + SP_ARP_HA_OFS + SP_ETH_ADDR_LEN, 0, 6);
+        memset(valid->nw_dst + SP_ARP_HA_OFS + SP_ETH_ADDR_LEN, 0, 6);
+    }
+}
+
+static int
+check_prerequisites(const struct context *c, struct sp_err *err)
+{
+    static const struct {
+        unsigned ofs, len;
+    } l3[] = {
+        {SP_KEY_OFS(tcp_flags), 2},
+        {SP_KEY_OFS(nw_proto), 4},
+        {SP_KEY_OFS(nw_src), 40},
+    };
+    const char *name;
+
+    for (size_t i = 0; i < sizeof l3 / sizeof l3[0]; i++) {
+        for (unsigned ofs = l3[i].ofs; ofs < l3[i].ofs + l3[i].len; ofs++) {
+            if (c->m->mask.bytes[ofs] && c->dl_type < 0) {
+                return fail(err,
+                            "%s: needs an exact dl_type (ip, ipv6 or arp "
+                            "with mask 0xffff)",
+                            field_name(c, ofs));
+            }
+        }
+    }
+    if ((USES(c, nw_src) || USES(c, nw_dst) || USES(c, nw_proto)) &&
+        !is_ip(c) && c->dl_type != ETH_ARP) {
+        name = field_name(c, USES(c, nw_proto) ? SP_KEY_OFS(nw_proto)
+                             : USES(c, nw_src) ? SP_KEY_OFS(nw_src)
+                                               : SP_KEY_OFS(nw_dst));
+        return fail(err, "%s: needs dl_type ip, ipv6 or arp, not 0x%04x", name,
+                    c->dl_type);
+    }
+    if ((USES(c, nw_tos) || USES(c, nw_ttl) || USES(c, nw_frag)) &&
+        !is_ip(c)) {
+        name = USES(c, nw_tos)   ? "nw_tos"
+               : USES(c, nw_ttl) ? "nw_ttl"
+                                 : "ip_frag";
+        return fail(err, "%s: needs dl_type ip or ipv6, not 0x%04x", name,
+                    c->dl_type);
+    }
+    if (USES(c, ipv6_label) && c->dl_type != ETH_IPV6) {
+        return fail(err,
+                    "ipv6_label: needs dl_type ipv6 (0x86dd), not "
+                    "0x%04x",
+                    c->dl_type);
+    }
+    if (!USES(c, tcp_flags) && !USES(c, tp_src) && !USES(c, tp_dst)) {
+        return 0;
+    }
+    name = field_name(c, USES(c, tcp_flags) ? SP_KEY_OFS(tcp_flags)
+                         : USES(c, tp_src)  ? SP_KEY_OFS(tp_src)
+                                            : SP_KEY_OFS(tp_dst));
+    if (!is_ip(c)) {
+        return fail(err, "%s: needs dl_type ip or ipv6, not 0x%04x", name,
+                    c->dl_type);
+    }
+    if (c->proto < 0) {
+        return fail(err,
+                    "%s: needs an exact nw_proto (tcp, udp, sctp, icmp "
+                    "or icmp6)",
+                    name);
+    }
+    if (USES(c, tcp_flags) && c->proto != PROTO_TCP) {
+        return fail(err, "tcp_flags: needs nw_proto tcp (6), not %d",
+                    c->proto);
+    }
+    if (c->proto != PROTO_TCP && c->proto != PROTO_UDP &&
+        c->proto != PROTO_SCTP && !is_icmp(c)) {
+        return fail(err,
+                    "%s: needs nw_proto tcp, udp, sctp, icmp (ip) or "
+                    "icmp6 (ipv6), not %d",
+                    name, c->proto);
+    }
+    return 0;
+}
+
+int
+sp_match_validate(const struct sp_match *m, struct sp_err *err)
+{
+    struct context c = {m, -1, -1};
+    struct sp_flow_key valid;
+
+    if (m->mask.dl_type == 0xffff) {
+        c.dl_type = ntohs(m->key.dl_type);
+    }
+    if (m->mask.nw_proto == 0xff) {
+        c.proto = m->key.nw_proto;
+    }
+    for (unsigned i = 0; i < sizeof m->key; i++) {
+        if (m->key.bytes[i] & ~m->mask.bytes[i]) {
+            return fail(err,
+                        "%s: the value has bits outside the mask (byte %u "
+                        "of the key: value 0x%02x, mask 0x%02x)",
+                        field_name(&c, i), i, m->key.bytes[i],
+                        m->mask.bytes[i]);
+        }
+    }
+    if (check_prerequisites(&c, err)) {
+        return -1;
+    }
+    valid_bits(&c, &valid);
+    for (unsigned i = 0; i < sizeof m->key; i++) {
+        if (m->mask.bytes[i] & ~valid.bytes[i]) {
+            return fail(err,
+                        "%s: the mask has bits outside the field (byte %u "
+                        "of the key: mask 0x%02x, valid bits 0x%02x)",
+                        field_name(&c, i), i, m->mask.bytes[i],
+                        valid.bytes[i]);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Subtable lookup, the specification: mask each key, hash it with the
+ * scalar hash kernel, probe its first bucket slot by slot and, if keys
+ * moved out of it, its second; compare the blocks of the mask (the block
+ * map) with the rule's key.
+ */
+#include "isa.h"
+#include "simdpath/classifier.h"
+
+/* The rule in bucket b matching masked key k (hash h), or NULL. */
+static const struct sp_rule *
+probe(const struct sp_cls_bucket *b, uint32_t h, const struct sp_flow_key *k,
+      uint8_t block_map)
+{
+    for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+        const struct sp_rule *r =
+            __atomic_load_n(&b->rules[s], __ATOMIC_ACQUIRE);
+        uint8_t differ = 0;
+
+        if (b->sigs[s] != h || !r) {
+            continue;
+        }
+        for (unsigned blk = 0; blk < SP_FLOW_KEY_BLOCKS; blk++) {
+            if (block_map & (1u << blk) &&
+                r->match.key.blocks[blk] != k->blocks[blk]) {
+                differ = 1;
+            }
+        }
+        if (!differ) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+uint32_t
+sp_scalar_classifier(const struct sp_cls_subtable *st,
+                     const struct sp_cls_buckets *buckets,
+                     const struct sp_flow_key *keys, uint32_t n, uint32_t todo,
+                     const struct sp_rule **rules)
+{
+    struct sp_flow_key masked[SP_BATCH_MAX];
+    uint32_t hashes[SP_BATCH_MAX];
+    uint32_t found = 0;
+
+    todo &= sp_batch_lanes(n);
+    /* First every hash and a prefetch of the first bucket, so the bucket
+     * misses of large tables overlap. */
+    for (uint32_t pending = todo; pending; pending &= pending - 1) {
+        unsigned i = (unsigned)__builtin_ctz(pending);
+
+        for (unsigned blk = 0; blk < SP_FLOW_KEY_BLOCKS; blk++) {
+            masked[i].blocks[blk] = keys[i].blocks[blk] & st->mask.blocks[blk];
+        }
+        sp_scalar_hash(&masked[i], NULL, 1, &hashes[i]);
+        __builtin_prefetch(
+            &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)]);
+    }
+    for (uint32_t pending = todo; pending; pending &= pending - 1) {
+        unsigned i = (unsigned)__builtin_ctz(pending);
+
+        for (unsigned w = 0; w < 2; w++) {
+            const struct sp_cls_bucket *b =
+                &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, w)];
+            const struct sp_rule *r =
+                probe(b, hashes[i], &masked[i], st->block_map);
+
+            if (r) {
+                rules[i] = r;
+                found |= UINT32_C(1) << i;
+                break;
+            }
+            if (!__atomic_load_n(&b->n_moved, __ATOMIC_ACQUIRE)) {
+                break;
+            }
+        }
+    }
+    return found;
+}

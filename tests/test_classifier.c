@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Classifier: every variant of the subtable kernel against scalar, and
+ * whole lookups under every variant against a brute-force oracle (linear
+ * scan by priority, earlier insertion winning ties) on random rule sets;
+ * ties, same-match chains, subtable removal and order; rule validation.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simdpath/classifier.h"
+#include "simdpath/random.h"
+#include "testlib.h"
+
+static const struct sp_variant *variants[SP_VARIANT_MAX];
+static unsigned n_variants;
+
+static int
+setup(void **state)
+{
+    n_variants = sp_test_variants(variants, SP_VARIANT_MAX);
+    return sp_test_rcu_setup(state);
+}
+
+struct model {
+    const struct sp_rule **rules;
+    uint32_t n, cap;
+};
+
+static void
+model_add(struct model *m, const struct sp_rule *r)
+{
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 64;
+        m->rules = realloc(m->rules, m->cap * sizeof *m->rules);
+        assert_non_null(m->rules);
+    }
+    m->rules[m->n++] = r;
+}
+
+/* The oracle: a linear scan for the highest priority, earliest insertion. */
+static const struct sp_rule *
+oracle(const struct model *m, const struct sp_flow_key *key)
+{
+    const struct sp_rule *best = NULL;
+
+    for (uint32_t i = 0; i < m->n; i++) {
+        const struct sp_rule *r = m->rules[i];
+
+        if (sp_match_covers(&r->match, key) &&
+            (!best || r->priority > best->priority ||
+             (r->priority == best->priority && r->seq < best->seq))) {
+            best = r;
+        }
+    }
+    return best;
+}
+
+/* Inserts a random rule of one of n_shapes shapes built on a random key. */
+static void
+add_random_rule(struct sp_cls *cls, struct model *m, struct sp_random *rng,
+                const uint32_t *shapes, unsigned n_shapes, uint32_t priorities)
+{
+    struct sp_flow_key like;
+    struct sp_match match;
+    struct sp_err err;
+    const struct sp_rule *r;
+
+    sp_flow_key_random(rng, &like);
+    sp_match_from_shape(shapes[sp_random_below(rng, n_shapes)], &like, &match);
+    r = sp_cls_insert(cls, &match, sp_random_below(rng, priorities), NULL,
+                      &err);
+    if (r) {
+        model_add(m, r);
+    } else {
+        assert_non_null(strstr(err.msg, "same match and priority"));
+    }
+}
+
+/* Keys: matching-prone ones (random packet keys) and fully random ones. */
+static void
+random_keys(struct sp_random *rng, struct sp_flow_key *keys, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (sp_random_below(rng, 8)) {
+            sp_flow_key_random(rng, &keys[i]);
+        } else {
+            sp_random_fill(rng, &keys[i], sizeof keys[i]);
+        }
+    }
+}
+
+/* Every variant's kernel on every subtable equals scalar's, with keys and
+ * results right before a fence page and guard bytes checked. */
+static void
+check_kernels(struct sp_cls *cls, struct sp_random *rng)
+{
+    for (uint32_t s = 0;; s++) {
+        const struct sp_cls_subtable *st = sp_cls_subtable_at(cls, s);
+        uint32_t n = sp_test_batch_sizes[sp_random_below(
+            rng, sp_test_batch_size_count)];
+        uint32_t todo = (uint32_t)sp_random_next(rng);
+        struct sp_guarded keys_buf, out_buf;
+        struct sp_flow_key *keys;
+        const struct sp_rule *want[SP_BATCH_MAX];
+        uint32_t want_found;
+
+        if (!st) {
+            return;
+        }
+        if (sp_random_below(rng, 2)) {
+            todo = UINT32_MAX;
+        }
+        sp_guarded_alloc(&keys_buf, n * sizeof *keys, 64);
+        keys = (struct sp_flow_key *)keys_buf.data;
+        random_keys(rng, keys, n);
+        want_found = variants[0]->kernels->classifier(st, st->buckets, keys, n,
+                                                      todo, want);
+        assert_int_equal(want_found & ~(todo & sp_batch_lanes(n)), 0);
+        for (unsigned v = 1; v < n_variants; v++) {
+            const struct sp_rule **got;
+            uint32_t found;
+
+            sp_guarded_alloc(&out_buf, n * sizeof *got, sizeof *got);
+            got = (const struct sp_rule **)out_buf.data;
+            memset(got, 0, n * sizeof *got);
+            found = variants[v]->kernels->classifier(st, st->buckets, keys, n,
+                                                     todo, got);
+            sp_guarded_check(&out_buf);
+            if (found != want_found) {
+                fail_msg("%s: found 0x%x, scalar 0x%x (n %u)",
+                         variants[v]->name, found, want_found, n);
+            }
+            for (uint32_t i = 0; i < n; i++) {
+                if ((found >> i & 1) && got[i] != want[i]) {
+                    fail_msg("%s: key %u: other rule than scalar",
+                             variants[v]->name, i);
+                }
+                if (!(found >> i & 1) && got[i]) {
+                    fail_msg("%s: wrote rule of unfound key %u",
+                             variants[v]->name, i);
+                }
+            }
+            sp_guarded_free(&out_buf);
+        }
+        sp_guarded_check(&keys_buf);
+        sp_guarded_free(&keys_buf);
+    }
+}
+
+/* Keys looked up and keys the oracle matched: the random rules must match a
+ * good share of the keys, or the comparison proves little. */
+static uint64_t looked_up, oracle_matched;
+
+/* Whole lookups, under every variant, equal the oracle. */
+static void
+check_lookups(struct sp_cls *cls, const struct model *m, struct sp_random *rng,
+              unsigned batches)
+{
+    for (unsigned b = 0; b < batches; b++) {
+        struct sp_flow_key keys[SP_BATCH_MAX];
+        uint32_t n = sp_random_below(rng, SP_BATCH_MAX + 1);
+        const struct sp_rule *want[SP_BATCH_MAX];
+
+        random_keys(rng, keys, n);
+        looked_up += n;
+        for (uint32_t i = 0; i < n; i++) {
+            want[i] = oracle(m, &keys[i]);
+            oracle_matched += want[i] != NULL;
+        }
+        for (unsigned v = 0; v < n_variants; v++) {
+            const struct sp_rule *got[SP_BATCH_MAX];
+            uint32_t found;
+
+            sp_test_force("classifier", variants[v]->name);
+            found = sp_cls_lookup(cls, keys, n, UINT32_MAX, got);
+            for (uint32_t i = 0; i < n; i++) {
+                const struct sp_rule *r = found >> i & 1 ? got[i] : NULL;
+
+                if (r != want[i]) {
+                    fail_msg("%s: key %u: rule %p (priority %d), oracle %p "
+                             "(priority %d)",
+                             variants[v]->name, i, (const void *)r,
+                             r ? (int)r->priority : -1, (const void *)want[i],
+                             want[i] ? (int)want[i]->priority : -1);
+                }
+            }
+        }
+    }
+    sp_dispatch_reset();
+}
+
+static void
+remove_random(struct sp_cls *cls, struct model *m, struct sp_random *rng,
+              uint32_t count)
+{
+    for (uint32_t k = 0; k < count && m->n; k++) {
+        uint32_t i = sp_random_below(rng, m->n);
+
+        sp_cls_remove(cls, m->rules[i]);
+        m->rules[i] = m->rules[--m->n];
+    }
+}
+
+static void
+test_random_against_oracle(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t rules, shapes, priorities;
+    } cases[] = {
+        {1, 1, 1},    {10, 1, 4},     {10, 10, 1},   {100, 10, 3},
+        {300, 40, 8}, {1000, 100, 1}, {2000, 8, 16}, {600, 256, 1000},
+    };
+    struct sp_random rng = {7};
+
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct sp_cls *cls = sp_cls_create(NULL);
+        struct model m = {0};
+        uint32_t shapes[256];
+
+        assert_non_null(cls);
+        for (uint32_t s = 0; s < cases[c].shapes; s++) {
+            shapes[s] = (uint32_t)sp_random_next(&rng);
+        }
+        for (uint32_t r = 0; r < cases[c].rules; r++) {
+            add_random_rule(cls, &m, &rng, shapes, cases[c].shapes,
+                            cases[c].priorities);
+        }
+        assert_int_equal(sp_cls_rule_count(cls), m.n);
+        check_kernels(cls, &rng);
+        check_lookups(cls, &m, &rng, 40);
+        /* Removals (and emptied subtables), then a reorder by hits. */
+        remove_random(cls, &m, &rng, m.n / 2 + 1);
+        assert_int_equal(sp_cls_rule_count(cls), m.n);
+        check_lookups(cls, &m, &rng, 20);
+        sp_cls_sort(cls);
+        check_kernels(cls, &rng);
+        check_lookups(cls, &m, &rng, 20);
+        remove_random(cls, &m, &rng, m.n);
+        assert_int_equal(sp_cls_subtable_count(cls), 0);
+        check_lookups(cls, &m, &rng, 2);
+        sp_cls_destroy(cls);
+        free(m.rules);
+    }
+    if (oracle_matched * 4 < looked_up) {
+        fail_msg("only %llu of %llu keys matched a rule",
+                 (unsigned long long)oracle_matched,
+                 (unsigned long long)looked_up);
+    }
+}
+
+static void
+ip_match(struct sp_match *m, uint8_t dst_prefix, uint8_t dst)
+{
+    memset(m, 0, sizeof *m);
+    m->mask.dl_type = 0xffff;
+    m->key.dl_type = htons(0x0800);
+    if (dst_prefix) {
+        m->mask.nw_dst[0] = (uint8_t)(0xff00 >> dst_prefix);
+        m->key.nw_dst[0] = dst & m->mask.nw_dst[0];
+    }
+}
+
+/* Equal priorities: the rule inserted first wins, in any subtable order;
+ * same-match rules of other priorities queue behind the best one. */
+static void
+test_ties_and_chains(void **state)
+{
+    (void)state;
+    struct sp_cls *cls = sp_cls_create(NULL);
+    struct sp_match wide, narrow;
+    struct sp_flow_key key;
+    const struct sp_rule *r_narrow, *r_wide, *r_low, *got;
+    struct sp_err err;
+
+    ip_match(&narrow, 8, 10);
+    ip_match(&wide, 0, 0);
+    memset(&key, 0, sizeof key);
+    key.dl_type = htons(0x0800);
+    key.nw_dst[0] = 10;
+    r_narrow = sp_cls_insert(cls, &narrow, 5, NULL, &err);
+    r_wide = sp_cls_insert(cls, &wide, 5, NULL, &err);
+    r_low = sp_cls_insert(cls, &narrow, 1, NULL, &err);
+    assert_non_null(r_narrow);
+    assert_non_null(r_wide);
+    assert_non_null(r_low);
+    assert_null(sp_cls_insert(cls, &narrow, 5, NULL, &err));
+    assert_non_null(strstr(err.msg, "same match and priority"));
+    assert_ptr_equal(sp_cls_find(cls, &narrow, 1), r_low);
+    for (unsigned v = 0; v < n_variants; v++) {
+        sp_test_force("classifier", variants[v]->name);
+        /* Both orders of the two subtables: hits decide it. */
+        for (int round = 0; round < 2; round++) {
+            assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 1);
+            assert_ptr_equal(got, r_narrow);
+            sp_cls_sort(cls);
+        }
+    }
+    sp_cls_remove(cls, r_narrow);
+    assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 1);
+    assert_ptr_equal(got, r_wide);
+    sp_cls_remove(cls, r_wide);
+    assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 1);
+    assert_ptr_equal(got, r_low);
+    assert_int_equal(sp_cls_subtable_count(cls), 1);
+    sp_cls_remove(cls, r_low);
+    assert_int_equal(sp_cls_subtable_count(cls), 0);
+    assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 0);
+    sp_dispatch_reset();
+    sp_cls_destroy(cls);
+}
+
+/* Sources i * SPREAD: CRC-32C is linear, so sequential keys spread evenly
+ * over the buckets and none would ever move to its second one. */
+#define SPREAD 2654435761u
+
+static unsigned actions_freed;
+
+static void
+count_free(const struct sp_actions *actions)
+{
+    (void)actions;
+    actions_freed++;
+}
+
+/* Growth to many buckets, removal, and the actions destructor called once
+ * per removed or destroyed rule. */
+static void
+test_growth_and_lifetime(void **state)
+{
+    (void)state;
+    struct sp_cls *cls = sp_cls_create(count_free);
+    static const struct sp_rule *rules[20000];
+    static int token;
+    struct sp_match m;
+    struct sp_err err;
+
+    actions_freed = 0;
+    memset(&m, 0, sizeof m);
+    memset(&m.mask.nw_src, 0xff, 4);
+    m.mask.dl_type = 0xffff;
+    m.key.dl_type = htons(0x0800);
+    for (uint32_t i = 0; i < 20000; i++) {
+        memcpy(m.key.nw_src, &(uint32_t){i * SPREAD}, 4);
+        rules[i] = sp_cls_insert(cls, &m, i % 7, (const void *)&token, &err);
+        assert_non_null(rules[i]);
+    }
+    assert_int_equal(sp_cls_subtable_count(cls), 1);
+    /* Some keys live in their second bucket. */
+    {
+        const struct sp_cls_buckets *b = sp_cls_subtable_at(cls, 0)->buckets;
+        uint64_t moved = 0;
+
+        for (uint32_t i = 0; i <= b->mask; i++) {
+            moved += b->b[i].n_moved;
+        }
+        assert_true(moved > 0);
+    }
+    for (uint32_t i = 0; i < 20000; i += 2) {
+        sp_cls_remove(cls, rules[i]);
+    }
+    sp_cls_reclaim(cls);
+    assert_int_equal(actions_freed, 10000);
+    /* Every variant finds the odd ones, moved or not, and not the even. */
+    for (unsigned v = 0; v < n_variants; v++) {
+        sp_test_force("classifier", variants[v]->name);
+        for (uint32_t first = 0; first < 20000; first += SP_BATCH_MAX) {
+            struct sp_flow_key keys[SP_BATCH_MAX];
+            const struct sp_rule *got[SP_BATCH_MAX];
+
+            memset(keys, 0, sizeof keys);
+            for (uint32_t k = 0; k < SP_BATCH_MAX; k++) {
+                keys[k].dl_type = htons(0x0800);
+                memcpy(keys[k].nw_src, &(uint32_t){(first + k) * SPREAD}, 4);
+            }
+            assert_int_equal(
+                sp_cls_lookup(cls, keys, SP_BATCH_MAX, UINT32_MAX, got),
+                0xaaaaaaaa);
+            for (uint32_t k = 1; k < SP_BATCH_MAX; k += 2) {
+                assert_ptr_equal(got[k], rules[first + k]);
+            }
+        }
+    }
+    sp_dispatch_reset();
+    sp_cls_destroy(cls);
+    assert_int_equal(actions_freed, 20000);
+}
+
+static void
+expect_invalid(const struct sp_match *m, const char *message)
+{
+    struct sp_err err;
+    struct sp_cls *cls = sp_cls_create(NULL);
+
+    assert_int_equal(sp_match_validate(m, &err), -1);
+    if (!strstr(err.msg, message)) {
+        fail_msg("error '%s' lacks '%s'", err.msg, message);
+    }
+    err.msg[0] = '\0';
+    assert_null(sp_cls_insert(cls, m, 1, NULL, &err));
+    assert_non_null(strstr(err.msg, message));
+    sp_cls_destroy(cls);
+}
+
+/* A match on dl_type (0: none) and nw_proto (-1: none). */
+static void
+base_match(struct sp_match *m, uint16_t dl_type, int proto)
+{
+    memset(m, 0, sizeof *m);
+    if (dl_type) {
+        m->mask.dl_type = 0xffff;
+        m->key.dl_type = htons(dl_type);
+    }
+    if (proto >= 0) {
+        m->mask.nw_proto = 0xff;
+        m->key.nw_proto = (uint8_t)proto;
+    }
+}
+
+/* Invalid matches are refused with the field named; valid ones pass. */
+static void
+test_validation(void **state)
+{
+    (void)state;
+    struct sp_match m;
+    struct sp_err err;
+
+    base_match(&m, 0x0800, 6);
+    m.mask.tp_dst = 0xffff;
+    m.key.tp_dst = htons(80);
+    assert_int_equal(sp_match_validate(&m, &err), 0);
+
+    base_match(&m, 0x0800, -1);
+    m.mask.tp_dst = 0xffff;
+    expect_invalid(&m, "tp_dst: needs an exact nw_proto");
+    base_match(&m, 0, 6);
+    expect_invalid(&m, "nw_proto: needs an exact dl_type");
+    base_match(&m, 0x0800, 47);
+    m.mask.tp_src = 0xffff;
+    expect_invalid(&m, "tp_src: needs nw_proto tcp, udp, sctp");
+    base_match(&m, 0x0800, 17);
+    m.mask.tcp_flags = htons(0x0002);
+    expect_invalid(&m, "tcp_flags: needs nw_proto tcp (6), not 17");
+    base_match(&m, 0x0800, 6);
+    m.mask.tcp_flags = htons(0xf000);
+    expect_invalid(&m, "tcp_flags: the mask has bits outside the field");
+    base_match(&m, 0x86dd, -1);
+    m.mask.ipv6_label = htonl(0x00100000);
+    expect_invalid(&m, "ipv6_label: the mask has bits outside the field");
+    base_match(&m, 0x0800, -1);
+    m.mask.ipv6_label = htonl(1);
+    expect_invalid(&m, "ipv6_label: needs dl_type ipv6");
+    base_match(&m, 0x0800, -1);
+    m.mask.nw_frag = 0x04;
+    expect_invalid(&m, "ip_frag: the mask has bits outside the field");
+    base_match(&m, 0x0800, -1);
+    m.mask.nw_dst[4] = 0xff;
+    expect_invalid(&m, "nw_dst: the mask has bits outside the field");
+    base_match(&m, 0x0806, -1);
+    m.mask.nw_src[SP_ARP_HA_OFS] = 0xff;
+    assert_int_equal(sp_match_validate(&m, &err), 0);
+    m.mask.nw_src[12] = 0xff;
+    expect_invalid(&m, "arp_sha: the mask has bits outside the field");
+    base_match(&m, 0x0806, 6);
+    m.mask.tp_dst = 0xffff;
+    expect_invalid(&m, "tp_dst: needs dl_type ip or ipv6, not 0x0806");
+    base_match(&m, 0x88cc, -1);
+    m.mask.nw_dst[0] = 0xff;
+    expect_invalid(&m, "nw_dst: needs dl_type ip, ipv6 or arp, not 0x88cc");
+    base_match(&m, 0x0806, -1);
+    m.mask.nw_ttl = 0xff;
+    expect_invalid(&m, "nw_ttl: needs dl_type ip or ipv6, not 0x0806");
+    base_match(&m, 0, -1);
+    m.mask.dl_type = htons(0xff00);
+    m.key.dl_type = htons(0x0800);
+    m.mask.nw_src[0] = 0xff;
+    expect_invalid(&m, "nw_src: needs an exact dl_type");
+    base_match(&m, 0x86dd, 1);
+    m.mask.tp_src = 0xffff;
+    expect_invalid(
+        &m, "tp_src: needs nw_proto tcp, udp, sctp, icmp (ip) or icmp6");
+    base_match(&m, 0x86dd, 58);
+    m.mask.tp_src = 0xffff;
+    assert_int_equal(sp_match_validate(&m, &err), 0);
+    base_match(&m, 0x0800, -1);
+    m.mask.nw_src[0] = 0xf0;
+    m.key.nw_src[0] = 0x0f;
+    expect_invalid(&m, "nw_src: the value has bits outside the mask");
+    base_match(&m, 0x86dd, -1);
+    m.key.nw_dst[15] = 1;
+    expect_invalid(&m, "ipv6_dst: the value has bits outside the mask");
+    base_match(&m, 0, -1);
+    m.mask.dl_dst[0] = 0x01;
+    m.key.dl_dst[0] = 0x01;
+    m.key.in_port = 3;
+    expect_invalid(&m, "in_port: the value has bits outside the mask");
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_against_oracle),
+        cmocka_unit_test(test_ties_and_chains),
+        cmocka_unit_test(test_growth_and_lifetime),
+        cmocka_unit_test(test_validation),
+    };
+
+    return cmocka_run_group_tests_name("classifier", tests, setup,
+                                       sp_test_rcu_teardown);
+}
