@@ -142,7 +142,7 @@ run_pmd(void *ctx)
 
     c->found += (uint32_t)__builtin_popcount(
         sp_emc_cls_lookup(&c->emc, c->cls, c->keys[c->next], SP_BATCH_MAX,
-                          hashes, rules, &c->rng));
+                          hashes, rules, &c->rng, NULL));
     c->next = (c->next + 1) % BATCHES;
 }
 

@@ -97,7 +97,7 @@ reader(void *arg)
             }
         }
         found = sp_emc_cls_lookup(&emc, sh->cls, keys, SP_BATCH_MAX, hashes,
-                                  rules, &rng);
+                                  rules, &rng, NULL);
         for (uint32_t i = 0; i < SP_BATCH_MAX; i++) {
             const struct sp_rule *r = found >> i & 1 ? rules[i] : NULL;
 

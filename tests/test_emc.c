@@ -182,12 +182,16 @@ lookup_sources(struct sp_emc *emc, struct sp_cls *cls,
     struct sp_flow_key keys[SP_BATCH_MAX];
     const struct sp_rule *got[SP_BATCH_MAX];
     uint32_t hashes[SP_BATCH_MAX];
+    uint32_t emc_hits;
 
     for (uint32_t i = 0; i < n; i++) {
         source_key(first + i, &keys[i]);
     }
-    assert_int_equal(sp_emc_cls_lookup(emc, cls, keys, n, hashes, got, rng),
-                     sp_batch_lanes(n));
+    assert_int_equal(
+        sp_emc_cls_lookup(emc, cls, keys, n, hashes, got, rng, &emc_hits),
+        sp_batch_lanes(n));
+    /* What the EMC answered is a part of what was found. */
+    assert_int_equal(emc_hits & ~sp_batch_lanes(n), 0);
     for (uint32_t i = 0; i < n; i++) {
         assert_ptr_equal(got[i], rules[first + i]);
     }
@@ -239,7 +243,7 @@ test_hits_replacement_stale(void **state)
         }
         source_key(31, &key);
         assert_int_equal(
-            sp_emc_cls_lookup(&emc, cls, &key, 1, &hash, &got, &rng), 0);
+            sp_emc_cls_lookup(&emc, cls, &key, 1, &hash, &got, &rng, NULL), 0);
         lookup_sources(&emc, cls, rules, 0, 31, &rng);
         sp_emc_destroy(&emc);
         sp_cls_destroy(cls);

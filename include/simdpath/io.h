@@ -31,15 +31,16 @@ const char *sp_io_port_name(unsigned port);
 /* Receives up to max packets into pkts[] (data, len, in_port, owner). */
 uint32_t sp_io_rx(unsigned port, unsigned queue, struct sp_packet *pkts,
                   uint32_t max);
-/* Sends; what the device refuses is freed. Returns how many were sent. */
+/* Sends pkt->data/pkt->len (the actions may have moved the start of a
+ * frame, e.g. for a VLAN tag); what the device refuses is freed. Returns
+ * how many were sent. */
 uint32_t sp_io_tx(unsigned port, unsigned queue, struct sp_packet *const *pkts,
                   uint32_t n);
 void sp_io_free(struct sp_packet *pkt);
 /* A copy with its own buffer; -1 when the pool is empty. */
 int sp_io_clone(const struct sp_packet *pkt, struct sp_packet *copy);
-/* Moves the start of the packet by 'delta' bytes (negative: grows it at
- * the front, positive: trims it). -1 if there is no room. */
-int sp_io_adjust_front(struct sp_packet *pkt, int delta);
+/* Writable bytes in front of every received packet. */
+uint32_t sp_io_headroom(void);
 
 struct sp_io_port_stats {
     uint64_t rx_packets, tx_packets, rx_missed, rx_errors, tx_errors;

@@ -3,6 +3,10 @@
 #ifndef SP_CLI_H
 #define SP_CLI_H
 
+#include <stdio.h>
+
+#include "simdpath/dispatch.h"
+
 /* Exit codes, as documented in --help. */
 #define SP_EXIT_OK      0
 #define SP_EXIT_FAILURE 1 /* the command ran and found a problem */
@@ -27,6 +31,22 @@ enum { SP_OPT_IMPL = 0x100, SP_OPT_MAX_SIMD };
 /* Applies option 'opt' if it is a common one: returns 1 if it was, 0 if it
  * is not a common option, -1 after reporting a bad value. */
 int sp_cli_common_option(int opt, const char *arg);
+
+/* The kernel x variant table of `simdpath impls` (also impl-show). */
+void sp_cli_print_kernels(FILE *out);
+
+struct sp_dp;
+struct sp_dp_config;
+
+/* simdpath run's control commands, telemetry and final report. */
+int sp_run_control_start(struct sp_dp *dp, const struct sp_dp_config *config,
+                         const char *path, struct sp_err *err);
+void sp_run_telemetry_register(void);
+/* Prints the kernels in use and every counter; returns the autovalidate
+ * mismatches seen (their count is printed when any check ran). */
+uint64_t sp_run_report(struct sp_dp *dp, const struct sp_dp_config *config,
+                       FILE *out);
+int sp_cmd_run(int argc, char **argv);
 
 /* Reports "simdpath: <context>: <message>" on stderr. */
 void sp_cli_error(const char *context, const char *fmt, ...)

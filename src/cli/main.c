@@ -16,6 +16,10 @@ static const char usage_text[] =
     "every instruction set and chosen at start-up by CPU detection.\n"
     "\n"
     "Commands:\n"
+    "  run [RUN OPTION]... [-- EAL ARG...]\n"
+    "                   forward packets between DPDK ports by flow rules;\n"
+    "                   with no options, the bundled demo ('simdpath run\n"
+    "                   --help' has the options)\n"
     "  impls            show every kernel and variant: compiled, supported\n"
     "                   by this CPU, active; the CPU and its features\n"
     "  check [--rounds N] [--seed S]\n"
@@ -41,7 +45,7 @@ static const char usage_text[] =
     "      --max-simd BITS  never use vectors wider than BITS (128, 256 or\n"
     "                       512)\n"
     "                       (--impl and --max-simd are also accepted after\n"
-    "                       parse-pcap, and apply after these)\n"
+    "                       run and parse-pcap, and apply after these)\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
@@ -135,7 +139,21 @@ struct command {
     int (*run)(int argc, char **argv);
 };
 
+#ifndef SP_HAVE_DPDK
+/* This build has no packet I/O: say so rather than "unknown command". */
+static int
+run_without_dpdk(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    sp_cli_error("run", "this simdpath was built without DPDK (libdpdk-dev "
+                        "missing at build time); install it and rebuild");
+    return SP_EXIT_FAILURE;
+}
+#define sp_cmd_run run_without_dpdk
+#endif
+
 static const struct command commands[] = {
+    {"run", sp_cmd_run},
     {"impls", sp_cmd_impls},
     {"check", sp_cmd_check},
     {"ctl", sp_cmd_ctl},
@@ -199,7 +217,7 @@ main(int argc, char **argv)
             return commands[i].run(argc - optind + 1, argv + optind - 1);
         }
     }
-    sp_cli_error(argv[optind], "unknown command; commands: impls, check, "
-                               "parse-pcap, help");
+    sp_cli_error(argv[optind], "unknown command; commands: run, impls, "
+                               "check, ctl, parse-pcap, help");
     return SP_EXIT_USAGE;
 }

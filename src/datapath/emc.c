@@ -94,7 +94,8 @@ sp_emc_insert(struct sp_emc *emc, uint64_t gen, const struct sp_flow_key *key,
 uint32_t
 sp_emc_cls_lookup(struct sp_emc *emc, const struct sp_cls *cls,
                   const struct sp_flow_key *keys, uint32_t n, uint32_t *hashes,
-                  const struct sp_rule **rules, struct sp_random *rng)
+                  const struct sp_rule **rules, struct sp_random *rng,
+                  uint32_t *emc_hits)
 {
     /* Read first: what the classifier returns below is at least as new,
      * so an entry made now is never newer than its generation says. */
@@ -108,6 +109,9 @@ sp_emc_cls_lookup(struct sp_emc *emc, const struct sp_cls *cls,
         unsigned i = (unsigned)__builtin_ctz(pending);
 
         sp_emc_insert(emc, gen, &keys[i], hashes[i], rules[i], rng);
+    }
+    if (emc_hits) {
+        *emc_hits = hits;
     }
     return hits | found;
 }

@@ -189,6 +189,22 @@ sp_io_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max)
     return n;
 }
 
+/* The mbuf of a packet, its start and length brought up to date with
+ * what the actions did to pkt->data and pkt->len (VLAN push and pop). */
+static struct rte_mbuf *
+to_mbuf(const struct sp_packet *pkt)
+{
+    struct rte_mbuf *m = pkt->owner;
+    uint8_t *start = rte_pktmbuf_mtod(m, uint8_t *);
+
+    if (pkt->data != start || pkt->len != m->data_len) {
+        m->data_off = (uint16_t)(pkt->data - (uint8_t *)m->buf_addr);
+        m->pkt_len = m->pkt_len - m->data_len + pkt->len;
+        m->data_len = (uint16_t)pkt->len;
+    }
+    return m;
+}
+
 uint32_t
 sp_io_tx(unsigned port, unsigned queue, struct sp_packet *const *pkts,
          uint32_t n)
@@ -197,7 +213,7 @@ sp_io_tx(unsigned port, unsigned queue, struct sp_packet *const *pkts,
     uint16_t sent;
 
     for (uint32_t i = 0; i < n; i++) {
-        mbufs[i] = pkts[i]->owner;
+        mbufs[i] = to_mbuf(pkts[i]);
     }
     sent = rte_eth_tx_burst((uint16_t)(port - 1), (uint16_t)queue, mbufs,
                             (uint16_t)n);
@@ -228,19 +244,10 @@ sp_io_clone(const struct sp_packet *pkt, struct sp_packet *copy)
     return 0;
 }
 
-int
-sp_io_adjust_front(struct sp_packet *pkt, int delta)
+uint32_t
+sp_io_headroom(void)
 {
-    struct rte_mbuf *m = pkt->owner;
-    char *start = delta < 0 ? rte_pktmbuf_prepend(m, (uint16_t)-delta)
-                            : rte_pktmbuf_adj(m, (uint16_t)delta);
-
-    if (!start) {
-        return -1;
-    }
-    pkt->data = (uint8_t *)start;
-    pkt->len = rte_pktmbuf_data_len(m);
-    return 0;
+    return RTE_PKTMBUF_HEADROOM;
 }
 
 int

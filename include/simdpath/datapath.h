@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The datapath: ports polled by PMD threads, each batch going through
+ * miniflow extract -> hash -> EMC -> classifier -> group by rule -> actions
+ * -> batch copy into per-port tx batches. Packet I/O comes in through
+ * struct sp_io_ops, so the same loop runs on DPDK ports and, in tests, on
+ * ports simulated in memory.
+ */
+#ifndef SP_DATAPATH_H
+#define SP_DATAPATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "simdpath/actions.h"
+#include "simdpath/dispatch.h"
+#include "simdpath/packet.h"
+
+#define SP_DP_MAX_PORTS 32
+#define SP_DP_MAX_PMDS  64
+
+/* How the datapath moves packets; ports are numbered from 1. */
+struct sp_io_ops {
+    uint32_t (*rx)(unsigned port, unsigned queue, struct sp_packet *pkts,
+                   uint32_t max);
+    /* Sends what it can, frees the rest, returns how many were sent. The
+     * frame is pkt->data and pkt->len as the actions left them. */
+    uint32_t (*tx)(unsigned port, unsigned queue,
+                   struct sp_packet *const *pkts, uint32_t n);
+    void (*free)(struct sp_packet *pkt);
+    /* A copy with its own buffer (and the same headroom), or -1. */
+    int (*clone)(const struct sp_packet *pkt, struct sp_packet *copy);
+    uint64_t (*tsc)(void);
+    uint32_t headroom; /* writable bytes in front of every packet */
+};
+
+struct sp_dp_config {
+    unsigned n_ports;
+    unsigned n_pmds;              /* PMD threads, 1.. */
+    unsigned n_rxq;               /* receive queues per port */
+    uint32_t emc_entries;         /* per PMD; 0 disables the EMC */
+    uint32_t emc_insert_inv_prob; /* insert one miss in N */
+};
+
+#define SP_DP_DEFAULT_EMC_ENTRIES  8192
+#define SP_DP_DEFAULT_EMC_INV_PROB 100
+
+/* Drops the datapath counts itself, after the actions' reasons
+ * (SP_DROP_REASONS in actions.h). */
+enum sp_dp_drop_reason {
+    SP_DP_DROP_NO_MATCH = SP_DROP_COUNT, /* matched no rule */
+    SP_DP_DROP_TX_REFUSED,               /* the device did not take it */
+    SP_DP_DROP_COUNT
+};
+
+/* "no_match", "ttl", ...: the name of any drop reason. */
+const char *sp_dp_drop_name(unsigned reason);
+
+/*
+ * Counters. A packet is counted as dropped on the port it came in on,
+ * except a refused transmit, counted on the port that refused it. Over all
+ * ports: rx + copies = tx + drops, exactly.
+ */
+struct sp_dp_port_stats {
+    uint64_t rx, tx, copies;
+    uint64_t drops[SP_DP_DROP_COUNT];
+};
+
+struct sp_dp_pmd_stats {
+    uint64_t packets, batches;
+    uint64_t emc_hits, classifier_hits, misses;
+    uint64_t parse_errors; /* packets whose parse stopped early */
+    uint64_t busy_cycles, idle_cycles;
+};
+
+struct sp_dp;
+
+struct sp_dp *sp_dp_create(const struct sp_dp_config *config,
+                           const struct sp_io_ops *io, struct sp_err *err);
+void sp_dp_destroy(struct sp_dp *dp);
+
+/* Adds one rule in flow syntax; on error *column points at the fault. */
+int sp_dp_flow_add(struct sp_dp *dp, const char *rule, unsigned *column,
+                   struct sp_err *err);
+/* Deletes the rule with exactly this match and priority (as ovs-ofctl
+ * --strict); the text may end with actions=..., which is ignored. */
+int sp_dp_flow_del(struct sp_dp *dp, const char *match, unsigned *column,
+                   struct sp_err *err);
+/* Adds every rule of a file; errors read "FILE:LINE:COLUMN: what". */
+int sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err);
+void sp_dp_flows_dump(struct sp_dp *dp, FILE *out);
+unsigned sp_dp_flow_count(struct sp_dp *dp);
+
+/* The PMD loop of thread 'pmd' (0..n_pmds-1); returns after sp_dp_stop. */
+int sp_dp_pmd_run(struct sp_dp *dp, unsigned pmd);
+void sp_dp_stop(struct sp_dp *dp);
+
+void sp_dp_port_stats(struct sp_dp *dp, unsigned port,
+                      struct sp_dp_port_stats *out);
+void sp_dp_pmd_stats(struct sp_dp *dp, unsigned pmd,
+                     struct sp_dp_pmd_stats *out);
+void sp_dp_stats_clear(struct sp_dp *dp);
+
+#endif /* SP_DATAPATH_H */

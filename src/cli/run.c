@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * simdpath run: start DPDK, open the ports, load the rules, run the PMD
+ * threads and the control socket until stopped, then report.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/control.h"
+#include "simdpath/datapath.h"
+#include "simdpath/io.h"
+
+#define MAX_EAL_ARGS 128
+#define DEMO_DIR     "simdpath-demo"
+
+static const char run_usage[] =
+    "Usage: simdpath [OPTION]... run [RUN OPTION]... [-- EAL ARG...]\n"
+    "Forwards packets between DPDK ports by flow rules.\n"
+    "With no --port and no --flows it runs the bundled demo: the traffic of\n"
+    "examples/traffic.pcap enters port 1, examples/flows.txt decides, and\n"
+    "what ports 1 and 2 send is written to " DEMO_DIR
+    "/port1.pcap and\n" DEMO_DIR
+    "/port2.pcap; it stops when the capture is done.\n"
+    "\n"
+    "Run options:\n"
+    "  --port DEVICE          add a port; ports are numbered 1, 2, ... in\n"
+    "                         order: a PCI address (0000:3b:00.0) or a DPDK\n"
+    "                         virtual device (net_pcap0,rx_pcap=in.pcap,\n"
+    "                         tx_pcap=out.pcap; net_ring0; net_null0; ...)\n"
+    "  --flows FILE           flow rules, one per line\n"
+    "                         (docs/flow-syntax.md)\n"
+    "  --pmd-threads N        packet polling threads (default 1; each takes\n"
+    "                         a core)\n"
+    "  --emc-entries N        exact-match cache entries per thread (default\n"
+    "                         8192; 0 disables the cache)\n"
+    "  --emc-insert-inv-prob N\n"
+    "                         insert one cache miss in N (default 100)\n"
+    "  --ctl PATH             control socket (default\n"
+    "                         $XDG_RUNTIME_DIR/simdpath.ctl)\n"
+    "  --duration SECONDS     stop after this long (default: at SIGINT or\n"
+    "                         SIGTERM)\n"
+    "  --exit-when-idle MS    stop once no packet arrived for MS\n"
+    "                         milliseconds (the demo uses 500)\n"
+    "  --impl SPEC, --max-simd BITS\n"
+    "                         as before the command\n"
+    "  -h, --help             show this help\n"
+    "\n"
+    "Arguments after -- go to DPDK's EAL as they are. simdpath gives EAL\n"
+    "one core per PMD thread plus one for itself, the ports, and --no-huge\n"
+    "-m 512 --no-shconf when no hugepages are free (it says so).\n";
+
+struct run_options {
+    const char *ports[SP_DP_MAX_PORTS];
+    unsigned n_ports;
+    const char *flows;
+    const char *ctl_path;
+    struct sp_dp_config dp;
+    double duration;
+    unsigned idle_ms;
+    bool demo;
+    int eal_argc;
+    char **eal_argv;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void
+on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static int
+parse_uint(const char *opt, const char *text, unsigned long max,
+           unsigned long *out)
+{
+    char *end;
+
+    errno = 0;
+    *out = strtoul(text, &end, 10);
+    if (errno || end == text || *end || text[0] == '-' || *out > max) {
+        sp_cli_error(opt,
+                     "invalid value '%s'; expected a number from 0 "
+                     "to %lu",
+                     text, max);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+parse_options(int argc, char **argv, struct run_options *o)
+{
+    /* After the common options' codes (cli.h). */
+    enum {
+        OPT_PORT = SP_OPT_MAX_SIMD + 1,
+        OPT_FLOWS,
+        OPT_PMDS,
+        OPT_EMC,
+        OPT_EMC_PROB,
+        OPT_CTL,
+        OPT_DURATION,
+        OPT_IDLE
+    };
+    static const struct option options[] = {
+        {"port", required_argument, NULL, OPT_PORT},
+        {"flows", required_argument, NULL, OPT_FLOWS},
+        {"pmd-threads", required_argument, NULL, OPT_PMDS},
+        {"emc-entries", required_argument, NULL, OPT_EMC},
+        {"emc-insert-inv-prob", required_argument, NULL, OPT_EMC_PROB},
+        {"ctl", required_argument, NULL, OPT_CTL},
+        {"duration", required_argument, NULL, OPT_DURATION},
+        {"exit-when-idle", required_argument, NULL, OPT_IDLE},
+        {"help", no_argument, NULL, 'h'},
+        SP_CLI_COMMON_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    unsigned long v;
+    int opt, common;
+
+    o->dp.n_pmds = 1;
+    o->dp.emc_entries = SP_DP_DEFAULT_EMC_ENTRIES;
+    o->dp.emc_insert_inv_prob = SP_DP_DEFAULT_EMC_INV_PROB;
+    o->ctl_path = sp_ctl_default_path();
+    optind = 0;
+    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        common = sp_cli_common_option(opt, optarg);
+        if (common) {
+            if (common < 0) {
+                return -1;
+            }
+            continue;
+        }
+        switch (opt) {
+        case OPT_PORT:
+            if (o->n_ports == SP_DP_MAX_PORTS) {
+                sp_cli_error("--port", "at most %d ports", SP_DP_MAX_PORTS);
+                return -1;
+            }
+            o->ports[o->n_ports++] = optarg;
+            break;
+        case OPT_FLOWS:
+            o->flows = optarg;
+            break;
+        case OPT_PMDS:
+            if (parse_uint("--pmd-threads", optarg, SP_DP_MAX_PMDS, &v)) {
+                return -1;
+            }
+            if (v == 0) {
+                sp_cli_error("--pmd-threads", "at least 1 thread");
+                return -1;
+            }
+            o->dp.n_pmds = (unsigned)v;
+            break;
+        case OPT_EMC:
+            if (parse_uint("--emc-entries", optarg, 1u << 24, &v)) {
+                return -1;
+            }
+            o->dp.emc_entries = (uint32_t)v;
+            break;
+        case OPT_EMC_PROB:
+            if (parse_uint("--emc-insert-inv-prob", optarg, UINT32_MAX, &v)) {
+                return -1;
+            }
+            o->dp.emc_insert_inv_prob = (uint32_t)v;
+            break;
+        case OPT_CTL:
+            o->ctl_path = optarg;
+            break;
+        case OPT_DURATION:
+            if (parse_uint("--duration", optarg, 86400 * 365, &v)) {
+                return -1;
+            }
+            o->duration = (double)v;
+            break;
+        case OPT_IDLE:
+            if (parse_uint("--exit-when-idle", optarg, 3600 * 1000, &v)) {
+                return -1;
+            }
+            o->idle_ms = (unsigned)v;
+            break;
+        case 'h':
+            fputs(run_usage, stdout);
+            exit(SP_EXIT_OK);
+        default:
+            fputs("Try 'simdpath run --help' for more information.\n", stderr);
+            return -1;
+        }
+    }
+    o->eal_argc = argc - optind;
+    o->eal_argv = argv + optind;
+    if (o->eal_argc && strcmp(argv[optind - 1], "--")) {
+        sp_cli_error("run",
+                     "unexpected argument '%s' (EAL arguments go "
+                     "after --)",
+                     argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+/* The bundled example files: next to the sources, or installed. */
+static const char *
+examples_dir(void)
+{
+    static const char *const candidates[] = {SP_EXAMPLES_DIR, "examples"};
+    struct stat st;
+
+    for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
+        char path[4096];
+
+        snprintf(path, sizeof path, "%s/traffic.pcap", candidates[i]);
+        if (!stat(path, &st)) {
+            return candidates[i];
+        }
+    }
+    return NULL;
+}
+
+static int
+setup_demo(struct run_options *o)
+{
+    static char flows[4096], port1[4096], port2[4096];
+    const char *dir = examples_dir();
+
+    if (!dir) {
+        sp_cli_error("run",
+                     "the bundled examples are missing (looked in "
+                     "%s and ./examples); give --port and --flows",
+                     SP_EXAMPLES_DIR);
+        return -1;
+    }
+    if (mkdir(DEMO_DIR, 0755) && errno != EEXIST) {
+        sp_cli_error("run", "cannot create %s: %s", DEMO_DIR, strerror(errno));
+        return -1;
+    }
+    snprintf(flows, sizeof flows, "%s/flows.txt", dir);
+    snprintf(port1, sizeof port1,
+             "net_pcap0,rx_pcap=%s/traffic.pcap,tx_pcap=" DEMO_DIR
+             "/port1.pcap",
+             dir);
+    snprintf(port2, sizeof port2, "net_pcap1,tx_pcap=" DEMO_DIR "/port2.pcap");
+    o->flows = flows;
+    o->ports[o->n_ports++] = port1;
+    o->ports[o->n_ports++] = port2;
+    if (!o->idle_ms) {
+        o->idle_ms = 500;
+    }
+    o->demo = true;
+    printf("simdpath: demo: %s/traffic.pcap in through port 1, rules %s\n",
+           dir, flows);
+    return 0;
+}
+
+static bool
+hugepages_free(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long free_pages = 0;
+
+    while (f && fgets(line, sizeof line, f)) {
+        sscanf(line, "HugePages_Free: %lu", &free_pages);
+    }
+    if (f) {
+        fclose(f);
+    }
+    return free_pages > 0;
+}
+
+static bool
+is_pci_address(const char *dev)
+{
+    unsigned dom, bus, slot, fn;
+    char tail;
+
+    return sscanf(dev, "%x:%x:%x.%x%c", &dom, &bus, &slot, &fn, &tail) == 4 ||
+           sscanf(dev, "%x:%x.%x%c", &bus, &slot, &fn, &tail) == 3;
+}
+
+/* EAL's arguments: cores, ports, memory, then the operator's. */
+static int
+build_eal_args(const struct run_options *o, char **argv, char *cores,
+               size_t cores_len)
+{
+    int argc = 0;
+    bool pci = false;
+
+    argv[argc++] = "simdpath";
+    /* The main lcore watches and serves control; PMDs get the others. */
+    snprintf(cores, cores_len, "0-%u", o->dp.n_pmds);
+    argv[argc++] = "-l";
+    argv[argc++] = cores;
+    argv[argc++] = "--log-level=lib.eal:warning";
+    argv[argc++] = "--log-level=lib.telemetry:warning";
+    for (unsigned i = 0; i < o->n_ports; i++) {
+        pci |= is_pci_address(o->ports[i]);
+        argv[argc++] = is_pci_address(o->ports[i]) ? "-a" : "--vdev";
+        argv[argc++] = (char *)o->ports[i];
+    }
+    if (!pci) {
+        argv[argc++] = "--no-pci";
+    }
+    if (!hugepages_free()) {
+        printf("simdpath: no free hugepages: running DPDK with --no-huge "
+               "-m 512 --no-shconf\n");
+        argv[argc++] = "--no-huge";
+        argv[argc++] = "-m";
+        argv[argc++] = "512";
+        argv[argc++] = "--no-shconf";
+    }
+    for (int i = 0; i < o->eal_argc && argc < MAX_EAL_ARGS - 1; i++) {
+        argv[argc++] = o->eal_argv[i];
+    }
+    argv[argc] = NULL;
+    return argc;
+}
+
+static struct sp_io_ops dpdk_io = {
+    .rx = sp_io_rx,
+    .tx = sp_io_tx,
+    .free = sp_io_free,
+    .clone = sp_io_clone,
+    .tsc = sp_io_tsc,
+};
+
+struct pmd_launch {
+    struct sp_dp *dp;
+    unsigned pmd;
+};
+
+static int
+pmd_thread(void *arg)
+{
+    struct pmd_launch *l = arg;
+
+    return sp_dp_pmd_run(l->dp, l->pmd);
+}
+
+static double
+now_seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t
+total_rx(struct sp_dp *dp, unsigned n_ports)
+{
+    uint64_t rx = 0;
+
+    for (unsigned p = 1; p <= n_ports; p++) {
+        struct sp_dp_port_stats s;
+
+        sp_dp_port_stats(dp, p, &s);
+        rx += s.rx;
+    }
+    return rx;
+}
+
+/* Waits on the main lcore for a signal, the duration or idleness. */
+static void
+wait_for_stop(struct sp_dp *dp, const struct run_options *o)
+{
+    double start = now_seconds(), last_change = start;
+    uint64_t last_rx = 0;
+
+    while (!stop_requested) {
+        double now = now_seconds();
+        uint64_t rx = total_rx(dp, o->n_ports);
+
+        if (rx != last_rx) {
+            last_rx = rx;
+            last_change = now;
+        }
+        if (o->duration > 0 && now - start >= o->duration) {
+            break;
+        }
+        if (o->idle_ms && (now - last_change) * 1000 >= o->idle_ms) {
+            break;
+        }
+        usleep(10000);
+    }
+}
+
+/* Runs the PMD threads on the EAL workers until a stop condition. */
+static int
+serve(struct sp_dp *dp, const struct run_options *o)
+{
+    struct pmd_launch launches[SP_DP_MAX_PMDS];
+    struct sp_err err;
+
+    if (sp_run_control_start(dp, &o->dp, o->ctl_path, &err)) {
+        sp_cli_error("run", "%s", err.msg);
+        return SP_EXIT_FAILURE;
+    }
+    sp_run_telemetry_register();
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    for (unsigned p = 0; p < o->dp.n_pmds; p++) {
+        launches[p] = (struct pmd_launch){dp, p};
+        if (sp_io_launch(p, pmd_thread, &launches[p])) {
+            sp_cli_error("run", "cannot start PMD thread %u", p);
+            sp_dp_stop(dp);
+            sp_io_wait_workers();
+            sp_ctl_stop();
+            return SP_EXIT_FAILURE;
+        }
+    }
+    printf("simdpath: forwarding on %u port(s) with %u PMD thread(s); "
+           "control socket %s\n",
+           o->n_ports, o->dp.n_pmds, o->ctl_path);
+    fflush(stdout);
+    wait_for_stop(dp, o);
+    sp_dp_stop(dp);
+    sp_io_wait_workers();
+    sp_ctl_stop();
+    return SP_EXIT_OK;
+}
+
+int
+sp_cmd_run(int argc, char **argv)
+{
+    struct run_options o;
+    struct sp_err err;
+    char *eal_argv[MAX_EAL_ARGS];
+    char cores[32];
+    int eal_argc, rc = SP_EXIT_OK;
+    struct sp_dp *dp;
+
+    memset(&o, 0, sizeof o);
+    if (parse_options(argc, argv, &o)) {
+        return SP_EXIT_USAGE;
+    }
+    if (!o.n_ports && !o.flows && setup_demo(&o)) {
+        return SP_EXIT_USAGE;
+    }
+    if (!o.n_ports || !o.flows) {
+        sp_cli_error("run", "%s",
+                     !o.n_ports ? "no --port given" : "no --flows given");
+        return SP_EXIT_USAGE;
+    }
+    o.dp.n_ports = o.n_ports;
+    dpdk_io.headroom = sp_io_headroom();
+    o.dp.n_rxq = o.dp.n_pmds;
+    /* Rules are read before DPDK starts: a bad file starts nothing. */
+    dp = sp_dp_create(&o.dp, &dpdk_io, &err);
+    if (!dp || sp_dp_flows_load(dp, o.flows, &err)) {
+        sp_cli_error("run", "%s", err.msg);
+        sp_dp_destroy(dp);
+        return SP_EXIT_USAGE;
+    }
+    eal_argc = build_eal_args(&o, eal_argv, cores, sizeof cores);
+    if (sp_io_init(eal_argc, eal_argv, &err)) {
+        sp_cli_error("run", "%s", err.msg);
+        sp_dp_destroy(dp);
+        return SP_EXIT_FAILURE;
+    }
+    if (sp_io_port_count() != o.n_ports) {
+        sp_cli_error("run", "%u ports were given but DPDK opened %u",
+                     o.n_ports, sp_io_port_count());
+        rc = SP_EXIT_FAILURE;
+    } else if (sp_io_worker_count() < o.dp.n_pmds) {
+        sp_cli_error("run",
+                     "%u PMD threads need %u cores besides the main "
+                     "one; EAL has %u",
+                     o.dp.n_pmds, o.dp.n_pmds, sp_io_worker_count());
+        rc = SP_EXIT_FAILURE;
+    } else if (sp_io_start_ports(o.dp.n_rxq, o.dp.n_pmds, &err)) {
+        sp_cli_error("run", "%s", err.msg);
+        rc = SP_EXIT_FAILURE;
+    }
+    if (rc == SP_EXIT_OK) {
+        rc = serve(dp, &o);
+        if (sp_run_report(dp, &o.dp, stdout) && rc == SP_EXIT_OK) {
+            /* Traffic got scalar's results; the operator gets told. */
+            rc = SP_EXIT_FAILURE;
+        }
+        if (o.demo) {
+            printf("output: " DEMO_DIR "/port1.pcap, " DEMO_DIR
+                   "/port2.pcap (tcpdump -r reads them)\n");
+        }
+        sp_io_stop_ports();
+    }
+    sp_dp_destroy(dp);
+    sp_io_cleanup();
+    return rc;
+}

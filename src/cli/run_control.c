@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* simdpath run's control commands, telemetry and counter report. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/control.h"
+#include "simdpath/datapath.h"
+#include "simdpath/io.h"
+
+/* Telemetry callbacks take no context: the one running datapath. */
+static struct sp_dp *running_dp;
+
+static void
+print_port_stats(struct sp_dp *dp, unsigned port, FILE *out)
+{
+    struct sp_dp_port_stats s;
+
+    sp_dp_port_stats(dp, port, &s);
+    fprintf(out, "port %u (%s): rx %llu tx %llu copies %llu dropped", port,
+            sp_io_port_name(port), (unsigned long long)s.rx,
+            (unsigned long long)s.tx, (unsigned long long)s.copies);
+    for (unsigned r = 0; r < SP_DP_DROP_COUNT; r++) {
+        fprintf(out, " %s %llu", sp_dp_drop_name(r),
+                (unsigned long long)s.drops[r]);
+    }
+    fputc('\n', out);
+}
+
+static void
+print_pmd_stats(struct sp_dp *dp, unsigned pmd, FILE *out)
+{
+    struct sp_dp_pmd_stats s;
+    double per_packet;
+
+    sp_dp_pmd_stats(dp, pmd, &s);
+    per_packet = s.packets ? (double)s.busy_cycles / (double)s.packets : 0;
+    fprintf(out,
+            "pmd %u: packets %llu batches %llu emc hits %llu classifier "
+            "hits %llu misses %llu parse errors %llu; %.1f cycles/packet, "
+            "busy %.1f%%\n",
+            pmd, (unsigned long long)s.packets, (unsigned long long)s.batches,
+            (unsigned long long)s.emc_hits,
+            (unsigned long long)s.classifier_hits,
+            (unsigned long long)s.misses, (unsigned long long)s.parse_errors,
+            per_packet,
+            s.busy_cycles + s.idle_cycles
+                ? 100.0 * (double)s.busy_cycles /
+                      (double)(s.busy_cycles + s.idle_cycles)
+                : 0.0);
+}
+
+static void
+print_counters(struct sp_dp *dp, const struct sp_dp_config *config, FILE *out)
+{
+    for (unsigned p = 1; p <= config->n_ports; p++) {
+        print_port_stats(dp, p, out);
+    }
+    for (unsigned t = 0; t < config->n_pmds; t++) {
+        print_pmd_stats(dp, t, out);
+    }
+}
+
+static void
+print_active_kernels(FILE *out)
+{
+    static const char *const modes[] = {"auto", "forced", "autovalidate"};
+
+    fputs("kernels:", out);
+    for (unsigned k = 0; k < SP_KERNEL_COUNT; k++) {
+        const struct sp_variant *v;
+        enum sp_choice_mode mode = sp_dispatch_choice(k, &v);
+
+        fprintf(out, " %s=%s%s%s%s", sp_kernel_name(k),
+                v ? v->name : modes[mode], v ? " (" : "", v ? modes[mode] : "",
+                v ? ")" : "");
+    }
+    fputc('\n', out);
+}
+
+uint64_t
+sp_run_report(struct sp_dp *dp, const struct sp_dp_config *config, FILE *out)
+{
+    uint64_t checks = 0, mismatches = 0;
+
+    print_active_kernels(out);
+    print_counters(dp, config, out);
+    for (unsigned k = 0; k < SP_KERNEL_COUNT; k++) {
+        for (unsigned i = 1; i < sp_variant_count(); i++) {
+            checks += sp_autovalidate_checks(k, i);
+            mismatches += sp_autovalidate_mismatches(k, i);
+        }
+    }
+    if (checks) {
+        fprintf(out, "autovalidate: %llu checks, %llu mismatches\n",
+                (unsigned long long)checks, (unsigned long long)mismatches);
+    }
+    return mismatches;
+}
+
+static const struct sp_dp_config *running_config;
+
+static int
+ctl_impl_show(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    (void)args, (void)ctx, (void)err;
+    sp_cli_print_kernels(out);
+    return 0;
+}
+
+static int
+ctl_impl_set(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    (void)ctx;
+    if (sp_dispatch_set_impl(args, err)) {
+        return -1;
+    }
+    print_active_kernels(out);
+    return 0;
+}
+
+static int
+ctl_autovalidate_show(const char *args, FILE *out, void *ctx,
+                      struct sp_err *err)
+{
+    (void)args, (void)ctx, (void)err;
+    fprintf(out, "%-13s %-11s %12s %12s\n", "kernel", "variant", "checks",
+            "mismatches");
+    for (unsigned k = 0; k < SP_KERNEL_COUNT; k++) {
+        for (unsigned i = 1; i < sp_variant_count(); i++) {
+            fprintf(out, "%-13s %-11s %12llu %12llu\n", sp_kernel_name(k),
+                    sp_variant_get(i)->name,
+                    (unsigned long long)sp_autovalidate_checks(k, i),
+                    (unsigned long long)sp_autovalidate_mismatches(k, i));
+        }
+    }
+    return 0;
+}
+
+static int
+ctl_flow_add(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    unsigned column = 0;
+    struct sp_err inner;
+
+    (void)out;
+    if (sp_dp_flow_add(ctx, args, &column, &inner)) {
+        snprintf(err->msg, sizeof err->msg, "column %u: %.480s", column,
+                 inner.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+ctl_flow_del(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    unsigned column = 0;
+    struct sp_err inner;
+
+    (void)out;
+    if (sp_dp_flow_del(ctx, args, &column, &inner)) {
+        snprintf(err->msg, sizeof err->msg, "column %u: %.480s", column,
+                 inner.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+ctl_flow_dump(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    (void)args, (void)err;
+    sp_dp_flows_dump(ctx, out);
+    return 0;
+}
+
+static int
+ctl_counters_show(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    (void)args, (void)err;
+    print_counters(ctx, running_config, out);
+    return 0;
+}
+
+static int
+ctl_counters_clear(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    (void)args, (void)out, (void)err;
+    sp_dp_stats_clear(ctx);
+    return 0;
+}
+
+static int
+ctl_stop(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    (void)args, (void)out, (void)ctx, (void)err;
+    /* The same path as an operator's SIGTERM. */
+    raise(SIGTERM);
+    return 0;
+}
+
+static const struct sp_ctl_command commands[] = {
+    {"impl-show", "impl-show: the kernel x variant table", ctl_impl_show},
+    {"impl-set",
+     "impl-set SPEC: switch kernels, e.g. mfex=avx2 or autovalidate",
+     ctl_impl_set},
+    {"autovalidate-show",
+     "autovalidate-show: comparisons and mismatches per kernel and variant",
+     ctl_autovalidate_show},
+    {"flow-add", "flow-add RULE: add a rule (docs/flow-syntax.md)",
+     ctl_flow_add},
+    {"flow-del",
+     "flow-del MATCH: delete the rule with exactly this match "
+     "and priority",
+     ctl_flow_del},
+    {"flow-dump", "flow-dump: every rule with its hit count", ctl_flow_dump},
+    {"counters-show", "counters-show: port and PMD counters",
+     ctl_counters_show},
+    {"counters-clear", "counters-clear: zero every counter",
+     ctl_counters_clear},
+    {"stop", "stop: stop forwarding and exit", ctl_stop},
+};
+
+int
+sp_run_control_start(struct sp_dp *dp, const struct sp_dp_config *config,
+                     const char *path, struct sp_err *err)
+{
+    running_dp = dp;
+    running_config = config;
+    return sp_ctl_start(path, commands, sizeof commands / sizeof *commands, dp,
+                        err);
+}
+
+static void
+telemetry_ports(sp_io_telemetry_put *put, void *reply)
+{
+    for (unsigned p = 1; p <= running_config->n_ports; p++) {
+        struct sp_dp_port_stats s;
+        char name[64];
+
+        sp_dp_port_stats(running_dp, p, &s);
+        snprintf(name, sizeof name, "port%u_rx", p);
+        put(reply, name, s.rx);
+        snprintf(name, sizeof name, "port%u_tx", p);
+        put(reply, name, s.tx);
+        for (unsigned r = 0; r < SP_DP_DROP_COUNT; r++) {
+            snprintf(name, sizeof name, "port%u_drop_%s", p,
+                     sp_dp_drop_name(r));
+            put(reply, name, s.drops[r]);
+        }
+    }
+}
+
+static void
+telemetry_pmds(sp_io_telemetry_put *put, void *reply)
+{
+    for (unsigned t = 0; t < running_config->n_pmds; t++) {
+        struct sp_dp_pmd_stats s;
+        char name[64];
+
+        sp_dp_pmd_stats(running_dp, t, &s);
+        snprintf(name, sizeof name, "pmd%u_packets", t);
+        put(reply, name, s.packets);
+        snprintf(name, sizeof name, "pmd%u_emc_hits", t);
+        put(reply, name, s.emc_hits);
+        snprintf(name, sizeof name, "pmd%u_classifier_hits", t);
+        put(reply, name, s.classifier_hits);
+        snprintf(name, sizeof name, "pmd%u_misses", t);
+        put(reply, name, s.misses);
+        snprintf(name, sizeof name, "pmd%u_busy_cycles", t);
+        put(reply, name, s.busy_cycles);
+    }
+}
+
+void
+sp_run_telemetry_register(void)
+{
+    sp_io_telemetry_register("/simdpath/ports",
+                             "Per-port counters. No parameters",
+                             telemetry_ports);
+    sp_io_telemetry_register("/simdpath/pmds",
+                             "Per-PMD-thread counters. No parameters",
+                             telemetry_pmds);
+}

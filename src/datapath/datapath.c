@@ -1,0 +1,648 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The datapath: rules (classifier + actions), PMD threads and counters.
+ *
+ * A PMD thread polls its share of the (port, queue) pairs. Each received
+ * burst (one port) goes through miniflow extract, hash, EMC and classifier
+ * (sp_emc_cls_lookup), is grouped by rule, and each group runs its rule's
+ * actions, which append packets to per-port transmit batches; at the end of
+ * the burst every batch is sent. Kernels are read through SP_KERNEL once per
+ * burst, so a switch (impl-set) takes effect between bursts on every PMD
+ * and no packet is lost.
+ *
+ * PMD threads are liburcu QSBR readers of the classifier: one quiescent
+ * state per poll loop, after every rule pointer of the loop is dead.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu-qsbr.h>
+
+#include "simdpath/classifier.h"
+#include "simdpath/datapath.h"
+#include "simdpath/emc.h"
+#include "simdpath/flow_format.h"
+#include "simdpath/flow_parse.h"
+#include "simdpath/mfex.h"
+
+/* Copies one burst can make: each packet copied for every output but the
+ * last of up to this many outputs. */
+#define MAX_COPIES (SP_BATCH_MAX * 16)
+
+/* Counters written by one PMD thread only and read by others: relaxed
+ * atomic loads and stores, no read-modify-write. */
+static inline void
+bump(uint64_t *counter, uint64_t n)
+{
+    __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + n,
+                     __ATOMIC_RELAXED);
+}
+
+static inline uint64_t
+peek(const uint64_t *counter)
+{
+    return __atomic_load_n(counter, __ATOMIC_RELAXED);
+}
+
+struct port_counters {
+    uint64_t rx, tx, copies;
+    uint64_t drops[SP_DP_DROP_COUNT];
+};
+
+struct pmd {
+    struct sp_dp *dp;
+    unsigned index;
+    struct sp_emc emc;
+    struct sp_random rng;
+    struct sp_action_ctx actions;
+    struct sp_tx_batch tx[SP_DP_MAX_PORTS + 1]; /* by port number */
+    unsigned in_port;                           /* of the current burst */
+    uint32_t n_copies;
+    struct sp_packet copies[MAX_COPIES];
+    struct sp_dp_pmd_stats stats;
+    struct port_counters ports[SP_DP_MAX_PORTS + 1];
+    /* The counters at the last clear, taken by the PMD itself between
+     * bursts, so that what is reported always balances. */
+    uint64_t clear_seen;
+    struct sp_dp_pmd_stats stats_base;
+    struct port_counters ports_base[SP_DP_MAX_PORTS + 1];
+};
+
+/* A rule as the operator wrote it, for dumps and deletion. */
+struct flow {
+    const struct sp_rule *rule;
+    struct sp_actions *actions;
+};
+
+struct sp_dp {
+    struct sp_dp_config config;
+    const struct sp_io_ops *io;
+    struct sp_cls *cls;
+    pthread_mutex_t flows_lock; /* the flows array; the classifier locks
+                                   itself */
+    struct flow *flows;
+    unsigned n_flows, flows_cap;
+    struct pmd *pmds[SP_DP_MAX_PMDS];
+    volatile bool stop;
+    uint64_t clear_gen;    /* bumped by sp_dp_stats_clear() */
+    unsigned running_pmds; /* PMD loops running now */
+};
+
+static const char *const dp_drop_names[] = {
+#define SP_DP_DROP_NAME(id, text) #id,
+    SP_DROP_REASONS(SP_DP_DROP_NAME)
+#undef SP_DP_DROP_NAME
+        "NO_MATCH",
+    "TX_REFUSED",
+};
+
+const char *
+sp_dp_drop_name(unsigned reason)
+{
+    static char lower[SP_DP_DROP_COUNT][24];
+
+    if (reason >= SP_DP_DROP_COUNT) {
+        return "?";
+    }
+    if (!lower[reason][0]) {
+        const char *up = dp_drop_names[reason];
+
+        for (size_t i = 0; up[i] && i < sizeof lower[0] - 1; i++) {
+            lower[reason][i] = (char)tolower((unsigned char)up[i]);
+        }
+    }
+    return lower[reason];
+}
+
+static int
+set_error(struct sp_err *err, const char *fmt, ...)
+{
+    va_list args;
+
+    va_start(args, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, args);
+    va_end(args);
+    return -1;
+}
+
+/* ---- the PMD loop ---- */
+
+static void
+copy_counters(uint64_t *dst, const uint64_t *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        __atomic_store_n(&dst[i], peek(&src[i]), __ATOMIC_RELAXED);
+    }
+}
+
+#define N_WORDS(x) (sizeof(x) / (sizeof(uint64_t)))
+
+/* Applies a pending clear: the current values become the baseline. */
+static void
+take_clear(struct pmd *pmd)
+{
+    uint64_t gen = __atomic_load_n(&pmd->dp->clear_gen, __ATOMIC_ACQUIRE);
+
+    if (gen != pmd->clear_seen) {
+        copy_counters((uint64_t *)&pmd->stats_base,
+                      (const uint64_t *)&pmd->stats, N_WORDS(pmd->stats));
+        copy_counters((uint64_t *)pmd->ports_base,
+                      (const uint64_t *)pmd->ports, N_WORDS(pmd->ports));
+        pmd->clear_seen = gen;
+    }
+}
+
+static void
+flush_port(struct pmd *pmd, uint32_t port)
+{
+    struct sp_tx_batch *b = &pmd->tx[port];
+    uint32_t sent;
+
+    if (!b->count) {
+        return;
+    }
+    sent = pmd->dp->io->tx(port, pmd->index, b->pkts, b->count);
+    bump(&pmd->ports[port].tx, sent);
+    bump(&pmd->ports[port].drops[SP_DP_DROP_TX_REFUSED], b->count - sent);
+    b->count = 0;
+}
+
+static void
+actions_flush(struct sp_action_ctx *ctx, uint32_t port)
+{
+    flush_port(ctx->aux, port);
+}
+
+static struct sp_packet *
+actions_clone(struct sp_action_ctx *ctx, const struct sp_packet *pkt)
+{
+    struct pmd *pmd = ctx->aux;
+    struct sp_packet *copy;
+
+    if (pmd->n_copies == MAX_COPIES) {
+        return NULL;
+    }
+    copy = &pmd->copies[pmd->n_copies];
+    if (pmd->dp->io->clone(pkt, copy)) {
+        return NULL;
+    }
+    pmd->n_copies++;
+    bump(&pmd->ports[pmd->in_port].copies, 1);
+    return copy;
+}
+
+static void
+actions_free(struct sp_action_ctx *ctx, struct sp_packet *pkt)
+{
+    struct pmd *pmd = ctx->aux;
+
+    pmd->dp->io->free(pkt);
+}
+
+/* Counts what the actions dropped in this burst on its input port. */
+static void
+collect_action_drops(struct pmd *pmd)
+{
+    for (unsigned r = 0; r < SP_DROP_COUNT; r++) {
+        if (pmd->actions.drops[r]) {
+            bump(&pmd->ports[pmd->in_port].drops[r], pmd->actions.drops[r]);
+            pmd->actions.drops[r] = 0;
+        }
+    }
+}
+
+/* One received burst, from one port, through the whole pipeline. */
+static void
+process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
+{
+    struct sp_packet *ptrs[SP_BATCH_MAX];
+    struct sp_flow_key keys[SP_BATCH_MAX];
+    uint32_t hashes[SP_BATCH_MAX];
+    const struct sp_rule *rules[SP_BATCH_MAX];
+    uint32_t found, emc_hits = 0, pending;
+    uint32_t parse_errors = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        ptrs[i] = &pkts[i];
+    }
+    SP_KERNEL(mfex)(ptrs, n, keys);
+    for (uint32_t i = 0; i < n; i++) {
+        parse_errors += pkts[i].status != SP_MFEX_OK;
+    }
+    found = sp_emc_cls_lookup(&pmd->emc, pmd->dp->cls, keys, n, hashes, rules,
+                              &pmd->rng, &emc_hits);
+    bump(&pmd->stats.packets, n);
+    bump(&pmd->stats.batches, 1);
+    bump(&pmd->stats.parse_errors, parse_errors);
+    bump(&pmd->stats.emc_hits, (uint64_t)__builtin_popcount(emc_hits));
+    bump(&pmd->stats.classifier_hits,
+         (uint64_t)__builtin_popcount(found & ~emc_hits));
+    bump(&pmd->stats.misses,
+         (uint64_t)__builtin_popcount(sp_batch_lanes(n) & ~found));
+
+    /* Packets that matched no rule. */
+    for (pending = sp_batch_lanes(n) & ~found; pending;
+         pending &= pending - 1) {
+        pmd->dp->io->free(ptrs[__builtin_ctz(pending)]);
+    }
+    bump(&pmd->ports[pmd->in_port].drops[SP_DP_DROP_NO_MATCH],
+         (uint64_t)__builtin_popcount(sp_batch_lanes(n) & ~found));
+
+    /* Each rule's packets, in arrival order, as one group. */
+    for (pending = found; pending;) {
+        const struct sp_rule *rule = rules[__builtin_ctz(pending)];
+        struct sp_packet *group[SP_BATCH_MAX];
+        uint32_t count = 0;
+
+        for (uint32_t rest = pending; rest; rest &= rest - 1) {
+            unsigned i = (unsigned)__builtin_ctz(rest);
+
+            if (rules[i] == rule) {
+                group[count++] = ptrs[i];
+                pending &= ~(UINT32_C(1) << i);
+            }
+        }
+        sp_actions_execute(rule->actions, group, count, &pmd->actions);
+    }
+    for (uint32_t port = 1; port <= pmd->dp->config.n_ports; port++) {
+        flush_port(pmd, port);
+    }
+    collect_action_drops(pmd);
+    pmd->n_copies = 0;
+}
+
+int
+sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
+{
+    struct pmd *pmd = dp->pmds[index];
+    const struct sp_io_ops *io = dp->io;
+    unsigned n_queues = dp->config.n_ports * dp->config.n_rxq;
+    struct sp_packet pkts[SP_BATCH_MAX];
+
+    rcu_register_thread();
+    __atomic_add_fetch(&dp->running_pmds, 1, __ATOMIC_ACQ_REL);
+    while (!__atomic_load_n(&dp->stop, __ATOMIC_ACQUIRE)) {
+        take_clear(pmd);
+        /* The (port, queue) pairs i with i % n_pmds == index are ours. */
+        for (unsigned q = index; q < n_queues; q += dp->config.n_pmds) {
+            unsigned port = q / dp->config.n_rxq + 1;
+            uint64_t start = io->tsc();
+            uint32_t n =
+                io->rx(port, q % dp->config.n_rxq, pkts, SP_BATCH_MAX);
+
+            if (n) {
+                pmd->in_port = port;
+                bump(&pmd->ports[port].rx, n);
+                process_burst(pmd, pkts, n);
+                bump(&pmd->stats.busy_cycles, io->tsc() - start);
+            } else {
+                bump(&pmd->stats.idle_cycles, io->tsc() - start);
+            }
+        }
+        rcu_quiescent_state();
+    }
+    __atomic_sub_fetch(&dp->running_pmds, 1, __ATOMIC_ACQ_REL);
+    rcu_unregister_thread();
+    return 0;
+}
+
+void
+sp_dp_stop(struct sp_dp *dp)
+{
+    __atomic_store_n(&dp->stop, true, __ATOMIC_RELEASE);
+}
+
+/* ---- creation ---- */
+
+static struct pmd *
+pmd_create(struct sp_dp *dp, unsigned index, struct sp_err *err)
+{
+    struct pmd *pmd = calloc(1, sizeof *pmd);
+
+    if (!pmd) {
+        set_error(err, "out of memory for PMD thread %u", index);
+        return NULL;
+    }
+    if (sp_emc_init(&pmd->emc, dp->config.emc_entries,
+                    dp->config.emc_insert_inv_prob, err)) {
+        free(pmd);
+        return NULL;
+    }
+    pmd->dp = dp;
+    pmd->index = index;
+    pmd->rng.state = 0x5eed0000u + index;
+    pmd->actions = (struct sp_action_ctx){
+        .tx = pmd->tx,
+        .n_ports = dp->config.n_ports + 1,
+        .headroom = dp->io->headroom,
+        .flush = actions_flush,
+        .clone = actions_clone,
+        .free = actions_free,
+        .aux = pmd,
+    };
+    return pmd;
+}
+
+static void
+free_actions(const struct sp_actions *actions)
+{
+    sp_actions_free((struct sp_actions *)actions);
+}
+
+struct sp_dp *
+sp_dp_create(const struct sp_dp_config *config, const struct sp_io_ops *io,
+             struct sp_err *err)
+{
+    struct sp_dp *dp;
+
+    if (config->n_ports == 0 || config->n_ports > SP_DP_MAX_PORTS) {
+        set_error(err, "%u ports; 1 to %d are supported", config->n_ports,
+                  SP_DP_MAX_PORTS);
+        return NULL;
+    }
+    if (config->n_pmds == 0 || config->n_pmds > SP_DP_MAX_PMDS ||
+        config->n_rxq == 0) {
+        set_error(err,
+                  "%u PMD threads and %u queues per port; 1 to %d "
+                  "threads and at least 1 queue are supported",
+                  config->n_pmds, config->n_rxq, SP_DP_MAX_PMDS);
+        return NULL;
+    }
+    dp = calloc(1, sizeof *dp);
+    if (!dp) {
+        set_error(err, "out of memory");
+        return NULL;
+    }
+    dp->config = *config;
+    dp->io = io;
+    pthread_mutex_init(&dp->flows_lock, NULL);
+    dp->cls = sp_cls_create(free_actions);
+    if (!dp->cls) {
+        set_error(err, "out of memory for the classifier");
+        sp_dp_destroy(dp);
+        return NULL;
+    }
+    for (unsigned i = 0; i < config->n_pmds; i++) {
+        dp->pmds[i] = pmd_create(dp, i, err);
+        if (!dp->pmds[i]) {
+            sp_dp_destroy(dp);
+            return NULL;
+        }
+    }
+    return dp;
+}
+
+void
+sp_dp_destroy(struct sp_dp *dp)
+{
+    if (!dp) {
+        return;
+    }
+    for (unsigned i = 0; i < SP_DP_MAX_PMDS; i++) {
+        if (dp->pmds[i]) {
+            sp_emc_destroy(&dp->pmds[i]->emc);
+            free(dp->pmds[i]);
+        }
+    }
+    if (dp->cls) {
+        sp_cls_destroy(dp->cls); /* frees every rule's actions */
+    }
+    free(dp->flows);
+    pthread_mutex_destroy(&dp->flows_lock);
+    free(dp);
+}
+
+/* ---- rules ---- */
+
+static bool
+port_exists(uint32_t port, void *aux)
+{
+    const struct sp_dp *dp = aux;
+
+    return port >= 1 && port <= dp->config.n_ports;
+}
+
+/* The actions' message starts "column N: " counted in the actions text;
+ * the caller reports the column in the whole rule instead. */
+static const char *
+without_column(const char *msg)
+{
+    const char *colon = strstr(msg, ": ");
+
+    return !strncmp(msg, "column ", 7) && colon ? colon + 2 : msg;
+}
+
+int
+sp_dp_flow_add(struct sp_dp *dp, const char *text, unsigned *column,
+               struct sp_err *err)
+{
+    struct sp_flow_spec spec;
+    struct sp_actions *actions;
+    const struct sp_rule *rule;
+    struct sp_err inner;
+    size_t err_ofs = 0;
+
+    if (sp_flow_parse_match(text, &spec, column, err)) {
+        return -1;
+    }
+    if (!spec.actions_ofs) {
+        *column = (unsigned)strlen(text) + 1;
+        return set_error(err, "missing actions=...; a rule ends with its "
+                              "actions (actions=drop to drop)");
+    }
+    if (sp_actions_parse(text + spec.actions_ofs, &spec.match, port_exists, dp,
+                         &actions, &err_ofs, &inner)) {
+        *column = (unsigned)(spec.actions_ofs + err_ofs + 1);
+        return set_error(err, "%s", without_column(inner.msg));
+    }
+    pthread_mutex_lock(&dp->flows_lock);
+    if (dp->n_flows == dp->flows_cap) {
+        unsigned cap = dp->flows_cap ? 2 * dp->flows_cap : 64;
+        struct flow *grown = realloc(dp->flows, cap * sizeof *grown);
+
+        if (!grown) {
+            pthread_mutex_unlock(&dp->flows_lock);
+            sp_actions_free(actions);
+            *column = 1;
+            return set_error(err, "out of memory for rule %u",
+                             dp->n_flows + 1);
+        }
+        dp->flows = grown;
+        dp->flows_cap = cap;
+    }
+    rule = sp_cls_insert(dp->cls, &spec.match, spec.priority, actions, err);
+    if (rule) {
+        dp->flows[dp->n_flows++] = (struct flow){rule, actions};
+    }
+    pthread_mutex_unlock(&dp->flows_lock);
+    if (!rule) {
+        sp_actions_free(actions);
+        *column = 1;
+        return -1;
+    }
+    return 0;
+}
+
+int
+sp_dp_flow_del(struct sp_dp *dp, const char *text, unsigned *column,
+               struct sp_err *err)
+{
+    struct sp_flow_spec spec;
+    const struct sp_rule *rule;
+    int rc = 0;
+
+    if (sp_flow_parse_match(text, &spec, column, err)) {
+        return -1;
+    }
+    pthread_mutex_lock(&dp->flows_lock);
+    rule = sp_cls_find(dp->cls, &spec.match, spec.priority);
+    if (!rule) {
+        *column = 1;
+        rc = set_error(err,
+                       "no rule with this match and priority %u "
+                       "(flow-dump lists them)",
+                       spec.priority);
+    } else {
+        for (unsigned i = 0; i < dp->n_flows; i++) {
+            if (dp->flows[i].rule == rule) {
+                dp->flows[i] = dp->flows[--dp->n_flows];
+                break;
+            }
+        }
+        /* The actions go with the rule, after a grace period. */
+        sp_cls_remove(dp->cls, rule);
+    }
+    pthread_mutex_unlock(&dp->flows_lock);
+    return rc;
+}
+
+int
+sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err)
+{
+    FILE *f = fopen(path, "r");
+    char line[4096];
+    unsigned line_no = 0;
+
+    if (!f) {
+        return set_error(err, "%s: cannot read flow rules: %s", path,
+                         strerror(errno));
+    }
+    while (fgets(line, sizeof line, f)) {
+        size_t skip = strspn(line, " \t");
+        struct sp_err inner;
+        unsigned column = 0;
+
+        line_no++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            fclose(f);
+            return set_error(err, "%s:%u: line longer than %zu bytes", path,
+                             line_no, sizeof line - 2);
+        }
+        if (line[skip] == '#' || line[skip] == '\n' || !line[skip]) {
+            continue;
+        }
+        line[strcspn(line, "\r\n")] = '\0';
+        if (sp_dp_flow_add(dp, line, &column, &inner)) {
+            fclose(f);
+            return set_error(err, "%s:%u:%u: %s", path, line_no, column,
+                             inner.msg);
+        }
+    }
+    fclose(f);
+    return 0;
+}
+
+static int
+compare_flows(const void *a, const void *b)
+{
+    const struct sp_rule *x = ((const struct flow *)a)->rule;
+    const struct sp_rule *y = ((const struct flow *)b)->rule;
+
+    if (x->priority != y->priority) {
+        return x->priority > y->priority ? -1 : 1;
+    }
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void
+sp_dp_flows_dump(struct sp_dp *dp, FILE *out)
+{
+    pthread_mutex_lock(&dp->flows_lock);
+    qsort(dp->flows, dp->n_flows, sizeof *dp->flows, compare_flows);
+    for (unsigned i = 0; i < dp->n_flows; i++) {
+        const struct sp_rule *r = dp->flows[i].rule;
+        char match[1024], actions[1024];
+
+        sp_flow_format(&r->match.key, &r->match.mask, match, sizeof match);
+        sp_actions_format(dp->flows[i].actions, actions, sizeof actions);
+        fprintf(out, "priority=%u%s%s,actions=%s\n", r->priority,
+                match[0] ? "," : "", match, actions);
+    }
+    pthread_mutex_unlock(&dp->flows_lock);
+}
+
+unsigned
+sp_dp_flow_count(struct sp_dp *dp)
+{
+    unsigned n;
+
+    pthread_mutex_lock(&dp->flows_lock);
+    n = dp->n_flows;
+    pthread_mutex_unlock(&dp->flows_lock);
+    return n;
+}
+
+/* ---- counters ---- */
+
+/* PMD threads own their counters: a clear is a request each applies
+ * between bursts; with none running, it is applied here. */
+void
+sp_dp_stats_clear(struct sp_dp *dp)
+{
+    __atomic_add_fetch(&dp->clear_gen, 1, __ATOMIC_ACQ_REL);
+    if (!__atomic_load_n(&dp->running_pmds, __ATOMIC_ACQUIRE)) {
+        for (unsigned i = 0; i < dp->config.n_pmds; i++) {
+            take_clear(dp->pmds[i]);
+        }
+    }
+}
+
+void
+sp_dp_port_stats(struct sp_dp *dp, unsigned port, struct sp_dp_port_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (port == 0 || port > dp->config.n_ports) {
+        return;
+    }
+    for (unsigned i = 0; i < dp->config.n_pmds; i++) {
+        const struct port_counters *c = &dp->pmds[i]->ports[port];
+        const struct port_counters *b = &dp->pmds[i]->ports_base[port];
+
+        out->rx += peek(&c->rx) - peek(&b->rx);
+        out->tx += peek(&c->tx) - peek(&b->tx);
+        out->copies += peek(&c->copies) - peek(&b->copies);
+        for (unsigned r = 0; r < SP_DP_DROP_COUNT; r++) {
+            out->drops[r] += peek(&c->drops[r]) - peek(&b->drops[r]);
+        }
+    }
+}
+
+void
+sp_dp_pmd_stats(struct sp_dp *dp, unsigned index, struct sp_dp_pmd_stats *out)
+{
+    uint64_t *o = (uint64_t *)out;
+    const uint64_t *c, *b;
+
+    memset(out, 0, sizeof *out);
+    if (index >= dp->config.n_pmds) {
+        return;
+    }
+    c = (const uint64_t *)&dp->pmds[index]->stats;
+    b = (const uint64_t *)&dp->pmds[index]->stats_base;
+    for (size_t i = 0; i < N_WORDS(*out); i++) {
+        o[i] = peek(&c[i]) - peek(&b[i]);
+    }
+}

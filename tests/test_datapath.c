@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The datapath on ports simulated in memory: forwarding by rules, counters
+ * that conserve, the same output from every kernel variant, kernel and rule
+ * changes while traffic flows, and flow file errors. DPDK is not needed,
+ * so this runs on every leg (arm64 too).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "simdpath/datapath.h"
+#include "simdpath/pktgen.h"
+#include "simdpath/random.h"
+#include "testlib.h"
+
+#define HEADROOM   64
+#define MAX_PORTS  4
+#define MAX_FRAMES 4096
+
+/* ---- simulated ports ---- */
+
+struct frame {
+    uint8_t *bytes;
+    uint32_t len;
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct frame in[MAX_FRAMES]; /* what port 1 receives, in order */
+    unsigned n_in, next_in;
+    bool endless; /* replay 'in' forever */
+    struct frame out[MAX_PORTS + 1][MAX_FRAMES];
+    unsigned n_out[MAX_PORTS + 1];
+    unsigned refuse_every; /* port 2 refuses every Nth packet (0: none) */
+    unsigned tx_calls;
+    uint64_t ticks;
+    long live_buffers; /* allocated minus freed: leaks show here */
+} sim = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static uint8_t *
+alloc_buffer(uint32_t len)
+{
+    __atomic_add_fetch(&sim.live_buffers, 1, __ATOMIC_RELAXED);
+    return malloc(HEADROOM + len);
+}
+
+static void
+free_buffer(void *buf)
+{
+    __atomic_sub_fetch(&sim.live_buffers, 1, __ATOMIC_RELAXED);
+    free(buf);
+}
+
+static uint32_t
+sim_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max)
+{
+    uint32_t n = 0;
+
+    (void)queue;
+    if (port != 1) {
+        return 0;
+    }
+    pthread_mutex_lock(&sim.lock);
+    while (n < max && (sim.next_in < sim.n_in || (sim.endless && sim.n_in))) {
+        const struct frame *f = &sim.in[sim.next_in++ % sim.n_in];
+        uint8_t *buf = alloc_buffer(f->len);
+
+        if (sim.endless) {
+            sim.next_in %= sim.n_in;
+        }
+        memcpy(buf + HEADROOM, f->bytes, f->len);
+        pkts[n] = (struct sp_packet){.data = buf + HEADROOM,
+                                     .len = f->len,
+                                     .in_port = (uint16_t)port,
+                                     .owner = buf};
+        n++;
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return n;
+}
+
+static uint32_t
+sim_tx(unsigned port, unsigned queue, struct sp_packet *const *pkts,
+       uint32_t n)
+{
+    uint32_t sent = 0;
+
+    (void)queue;
+    pthread_mutex_lock(&sim.lock);
+    for (uint32_t i = 0; i < n; i++) {
+        bool refuse = port == 2 && sim.refuse_every &&
+                      ++sim.tx_calls % sim.refuse_every == 0;
+
+        if (!refuse && !sim.endless && sim.n_out[port] < MAX_FRAMES) {
+            struct frame *f = &sim.out[port][sim.n_out[port]++];
+
+            f->bytes = malloc(pkts[i]->len);
+            f->len = pkts[i]->len;
+            memcpy(f->bytes, pkts[i]->data, f->len);
+        }
+        sent += !refuse;
+        free_buffer(pkts[i]->owner);
+    }
+    pthread_mutex_unlock(&sim.lock);
+    return sent;
+}
+
+static void
+sim_free(struct sp_packet *pkt)
+{
+    free_buffer(pkt->owner);
+}
+
+static int
+sim_clone(const struct sp_packet *pkt, struct sp_packet *copy)
+{
+    uint8_t *buf = alloc_buffer(pkt->len);
+
+    memcpy(buf + HEADROOM, pkt->data, pkt->len);
+    *copy = *pkt;
+    copy->data = buf + HEADROOM;
+    copy->owner = buf;
+    return 0;
+}
+
+static uint64_t
+sim_tsc(void)
+{
+    return __atomic_add_fetch(&sim.ticks, 7, __ATOMIC_RELAXED);
+}
+
+static const struct sp_io_ops sim_io = {
+    .rx = sim_rx,
+    .tx = sim_tx,
+    .free = sim_free,
+    .clone = sim_clone,
+    .tsc = sim_tsc,
+    .headroom = HEADROOM,
+};
+
+static void
+sim_reset(void)
+{
+    for (unsigned p = 0; p <= MAX_PORTS; p++) {
+        for (unsigned i = 0; i < sim.n_out[p]; i++) {
+            free(sim.out[p][i].bytes);
+        }
+        sim.n_out[p] = 0;
+    }
+    sim.next_in = 0;
+    sim.endless = false;
+    sim.refuse_every = 0;
+    sim.tx_calls = 0;
+}
+
+/* pktgen leaves checksums 0; give IPv4 headers a valid one, so that a
+ * rewrite that keeps it valid can be checked. */
+static void
+set_ipv4_checksum(uint8_t *f, uint32_t len)
+{
+    uint32_t l3 = 12, ihl;
+
+    while (l3 + 4 <= len && (f[l3] << 8 | f[l3 + 1]) != 0x0800 &&
+           ((f[l3] << 8 | f[l3 + 1]) == 0x8100 ||
+            (f[l3] << 8 | f[l3 + 1]) == 0x88a8)) {
+        l3 += 4;
+    }
+    if (l3 + 2 + 20 > len || (f[l3] << 8 | f[l3 + 1]) != 0x0800) {
+        return;
+    }
+    l3 += 2;
+    ihl = (f[l3] & 15) * 4u;
+    if (f[l3] >> 4 != 4 || ihl < 20 || l3 + ihl > len) {
+        return;
+    }
+    f[l3 + 10] = f[l3 + 11] = 0;
+    sp_test_put_be16(f + l3 + 10,
+                     (uint16_t)~sp_test_fold_be(sp_test_sum_be(f + l3, ihl)));
+}
+
+/* The input: every pktgen shape, mixed, deterministic. */
+static void
+make_traffic(unsigned count)
+{
+    static uint8_t storage[MAX_FRAMES][SP_PKTGEN_MAX];
+    struct sp_random rng = {2024};
+
+    for (unsigned i = 0; i < count; i++) {
+        enum sp_pktgen_shape shape = i % SP_PKTGEN_SHAPE_COUNT;
+
+        sim.in[i].bytes = storage[i];
+        sim.in[i].len = (uint32_t)sp_pktgen(shape, &rng, storage[i]);
+        set_ipv4_checksum(storage[i], sim.in[i].len);
+    }
+    sim.n_in = count;
+}
+
+/* ---- running the datapath ---- */
+
+struct pmd_thread {
+    struct sp_dp *dp;
+    unsigned index;
+    pthread_t thread;
+};
+
+static void *
+pmd_main(void *arg)
+{
+    struct pmd_thread *t = arg;
+
+    sp_dp_pmd_run(t->dp, t->index);
+    return NULL;
+}
+
+static struct sp_dp *
+make_dp(const char *const *rules, unsigned n_pmds)
+{
+    struct sp_dp_config config = {
+        .n_ports = 3,
+        .n_pmds = n_pmds,
+        .n_rxq = 1,
+        .emc_entries = 1024,
+        .emc_insert_inv_prob = 1,
+    };
+    struct sp_err err;
+    struct sp_dp *dp = sp_dp_create(&config, &sim_io, &err);
+
+    if (!dp) {
+        fail_msg("sp_dp_create: %s", err.msg);
+    }
+    for (; *rules; rules++) {
+        unsigned column;
+
+        if (sp_dp_flow_add(dp, *rules, &column, &err)) {
+            fail_msg("rule '%s' refused at column %u: %s", *rules, column,
+                     err.msg);
+        }
+    }
+    return dp;
+}
+
+static uint64_t
+total_rx(struct sp_dp *dp)
+{
+    struct sp_dp_port_stats s;
+
+    sp_dp_port_stats(dp, 1, &s);
+    return s.rx;
+}
+
+/* Runs one PMD until every input frame went through, then stops it. */
+static void
+run_to_end(struct sp_dp *dp)
+{
+    struct pmd_thread t = {dp, 0, 0};
+
+    assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
+    while (total_rx(dp) < sim.n_in) {
+        usleep(1000);
+    }
+    /* The last burst is counted as received before it is sent. */
+    usleep(20000);
+    sp_dp_stop(dp);
+    pthread_join(t.thread, NULL);
+}
+
+/* rx + copies = tx + drops, over all ports; returns the drops. */
+static uint64_t
+assert_conserved(struct sp_dp *dp)
+{
+    uint64_t in = 0, out = 0, drops = 0;
+
+    for (unsigned p = 1; p <= 3; p++) {
+        struct sp_dp_port_stats s;
+
+        sp_dp_port_stats(dp, p, &s);
+        in += s.rx + s.copies;
+        out += s.tx;
+        for (unsigned r = 0; r < SP_DP_DROP_COUNT; r++) {
+            drops += s.drops[r];
+        }
+    }
+    if (in != out + drops) {
+        fail_msg("counters: rx + copies %llu != tx %llu + drops %llu",
+                 (unsigned long long)in, (unsigned long long)out,
+                 (unsigned long long)drops);
+    }
+    return drops;
+}
+
+static const char *const forwarding_rules[] = {
+    "priority=10,in_port=1,ip,actions=dec_ttl,output:2",
+    "priority=20,in_port=1,udp,actions=mod_nw_src:192.0.2.1,output:2",
+    "priority=30,in_port=1,arp,actions=output:2,output:3",
+    "priority=30,in_port=1,ipv6,actions=dec_ttl,output:3",
+    NULL,
+};
+
+static void
+test_forwarding(void **state)
+{
+    (void)state;
+    struct sp_dp *dp;
+    struct sp_dp_port_stats p1, p2, p3;
+    unsigned arp_in = 0, ipv4_out = 0;
+
+    sim_reset();
+    make_traffic(2000);
+    dp = make_dp(forwarding_rules, 1);
+    run_to_end(dp);
+    assert_conserved(dp);
+    sp_dp_port_stats(dp, 1, &p1);
+    sp_dp_port_stats(dp, 2, &p2);
+    sp_dp_port_stats(dp, 3, &p3);
+    assert_int_equal(p1.rx, 2000);
+    assert_int_equal(p2.tx, sim.n_out[2]);
+    assert_int_equal(p3.tx, sim.n_out[3]);
+    /* MPLS and "other" frames match nothing. */
+    assert_true(p1.drops[SP_DP_DROP_NO_MATCH] > 0);
+    for (unsigned i = 0; i < sim.n_in; i++) {
+        arp_in += i % SP_PKTGEN_SHAPE_COUNT == SP_PKTGEN_ARP;
+    }
+    /* Every ARP frame went to port 2 and, copied, to port 3. */
+    assert_int_equal(p1.copies, arp_in);
+    /* What reached port 2 as plain IPv4 has a valid header checksum, and
+     * UDP ones carry the new source. */
+    for (unsigned i = 0; i < sim.n_out[2]; i++) {
+        const uint8_t *f = sim.out[2][i].bytes;
+
+        if (sim.out[2][i].len >= 34 && f[12] == 0x08 && f[13] == 0 &&
+            (f[14] >> 4) == 4 && (f[14] & 15) >= 5 &&
+            sim.out[2][i].len >= 14u + (f[14] & 15) * 4u) {
+            assert_int_equal(
+                sp_test_fold_be(sp_test_sum_be(f + 14, (f[14] & 15) * 4u)),
+                0xffff);
+            if (f[23] == 17 && !(f[20] & 0x1f) && !f[21]) {
+                assert_memory_equal(f + 26, "\xc0\x00\x02\x01", 4);
+            }
+            ipv4_out++;
+        }
+    }
+    assert_true(ipv4_out > 100);
+    assert_int_equal(sim.live_buffers, 0);
+    sp_dp_destroy(dp);
+    sim_reset();
+}
+
+/* The output of every variant, forced for every kernel, and of
+ * autovalidate is byte for byte the same. */
+static void
+test_identical_across_variants(void **state)
+{
+    (void)state;
+    const struct sp_variant *variants[SP_VARIANT_MAX];
+    unsigned n = sp_test_variants(variants, SP_VARIANT_MAX);
+    struct frame *first[MAX_PORTS + 1];
+    unsigned first_n[MAX_PORTS + 1];
+    struct sp_err err;
+
+    make_traffic(1500);
+    for (unsigned v = 0; v <= n; v++) {
+        const char *name = v < n ? variants[v]->name : "autovalidate";
+        struct sp_dp *dp;
+
+        sim_reset();
+        assert_int_equal(sp_dispatch_set_impl(name, &err), 0);
+        sp_autovalidate_reset();
+        dp = make_dp(forwarding_rules, 1);
+        run_to_end(dp);
+        assert_conserved(dp);
+        for (unsigned p = 2; p <= 3; p++) {
+            if (v == 0) {
+                first_n[p] = sim.n_out[p];
+                first[p] = malloc(sizeof(struct frame) * sim.n_out[p]);
+                for (unsigned i = 0; i < sim.n_out[p]; i++) {
+                    first[p][i].len = sim.out[p][i].len;
+                    first[p][i].bytes = malloc(first[p][i].len);
+                    memcpy(first[p][i].bytes, sim.out[p][i].bytes,
+                           first[p][i].len);
+                }
+                continue;
+            }
+            if (sim.n_out[p] != first_n[p]) {
+                fail_msg("%s: port %u sent %u frames, scalar %u", name, p,
+                         sim.n_out[p], first_n[p]);
+            }
+            for (unsigned i = 0; i < first_n[p]; i++) {
+                if (sim.out[p][i].len != first[p][i].len ||
+                    memcmp(sim.out[p][i].bytes, first[p][i].bytes,
+                           first[p][i].len)) {
+                    fail_msg("%s: port %u frame %u differs from scalar's",
+                             name, p, i);
+                }
+            }
+        }
+        for (unsigned k = 0; v == n && k < SP_KERNEL_COUNT; k++) {
+            for (unsigned i = 1; i < sp_variant_count(); i++) {
+                assert_int_equal(sp_autovalidate_mismatches(k, i), 0);
+            }
+        }
+        sp_dp_destroy(dp);
+    }
+    for (unsigned p = 2; p <= 3; p++) {
+        for (unsigned i = 0; i < first_n[p]; i++) {
+            free(first[p][i].bytes);
+        }
+        free(first[p]);
+    }
+    sp_dispatch_reset();
+    sim_reset();
+}
+
+static void
+test_tx_refused_is_counted(void **state)
+{
+    (void)state;
+    struct sp_dp *dp;
+    struct sp_dp_port_stats p2;
+
+    sim_reset();
+    make_traffic(1000);
+    sim.refuse_every = 3;
+    dp = make_dp(forwarding_rules, 1);
+    run_to_end(dp);
+    assert_conserved(dp);
+    sp_dp_port_stats(dp, 2, &p2);
+    assert_true(p2.drops[SP_DP_DROP_TX_REFUSED] > 0);
+    assert_int_equal(p2.tx, sim.n_out[2]);
+    assert_int_equal(sim.live_buffers, 0);
+    sp_dp_destroy(dp);
+    sim_reset();
+}
+
+/* Rules and kernels change while a PMD forwards endless traffic. */
+static void
+test_changes_under_traffic(void **state)
+{
+    (void)state;
+    const struct sp_variant *variants[SP_VARIANT_MAX];
+    unsigned n = sp_test_variants(variants, SP_VARIANT_MAX);
+    struct pmd_thread t;
+    struct sp_dp *dp;
+    struct sp_err err;
+    unsigned column;
+    uint64_t before;
+
+    sim_reset();
+    make_traffic(500);
+    sim.endless = true;
+    dp = make_dp(forwarding_rules, 1);
+    t = (struct pmd_thread){dp, 0, 0};
+    assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
+    for (unsigned round = 0; round < 60; round++) {
+        char rule[128];
+
+        snprintf(rule, sizeof rule,
+                 "priority=%u,in_port=1,tcp,tp_dst=%u,actions=output:3",
+                 100 + round % 7, round % 5);
+        assert_int_equal(sp_dp_flow_add(dp, rule, &column, &err), 0);
+        assert_int_equal(sp_dispatch_set_impl(round % 4 == 3
+                                                  ? "autovalidate"
+                                                  : variants[round % n]->name,
+                                              &err),
+                         0);
+        before = total_rx(dp);
+        while (total_rx(dp) == before) {
+            usleep(100);
+        }
+        assert_int_equal(sp_dp_flow_del(dp, rule, &column, &err), 0);
+    }
+    sp_dp_stop(dp);
+    pthread_join(t.thread, NULL);
+    assert_true(total_rx(dp) > 0);
+    assert_conserved(dp);
+    assert_int_equal(sp_dp_flow_count(dp), 4);
+    for (unsigned k = 0; k < SP_KERNEL_COUNT; k++) {
+        for (unsigned i = 1; i < sp_variant_count(); i++) {
+            assert_int_equal(sp_autovalidate_mismatches(k, i), 0);
+        }
+    }
+    sp_dp_destroy(dp);
+    assert_int_equal(sim.live_buffers, 0);
+    sp_dispatch_reset();
+    sim_reset();
+}
+
+static void
+assert_load_error(const char *content, const char *needle)
+{
+    char path[] = "/tmp/sp-flows-XXXXXX";
+    int fd = mkstemp(path);
+    struct sp_err err;
+    struct sp_dp *dp;
+    static const char *const none[] = {NULL};
+
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, content, strlen(content)),
+                     (ssize_t)strlen(content));
+    close(fd);
+    dp = make_dp(none, 1);
+    assert_int_equal(sp_dp_flows_load(dp, path, &err), -1);
+    unlink(path);
+    if (!strstr(err.msg, needle)) {
+        fail_msg("error \"%s\" lacks \"%s\"", err.msg, needle);
+    }
+    sp_dp_destroy(dp);
+}
+
+static void
+test_flow_file_errors(void **state)
+{
+    (void)state;
+    struct sp_err err;
+    struct sp_dp *dp;
+    static const char *const none[] = {NULL};
+
+    assert_load_error("# ok\n\nip,actions=output:2\nip,nw_dst=1.2.3.400,"
+                      "actions=output:2\n",
+                      ":4:4: invalid address '1.2.3.400'");
+    assert_load_error("ip,actions=output:9\n", ":1:19: ");
+    assert_load_error("ip,actions=output:9\n", "does not exist");
+    assert_load_error("tcp,tp_dst=80\n", ":1:14: missing actions=");
+    assert_load_error("tp_dst=80,actions=drop\n", ":1:1: ");
+    assert_load_error("ip,actions=drop\nip,actions=drop\n", ":2:1: ");
+    dp = make_dp(none, 1);
+    assert_int_equal(sp_dp_flows_load(dp, "/nonexistent/flows", &err), -1);
+    assert_non_null(strstr(err.msg, "/nonexistent/flows: cannot read"));
+    assert_int_equal(sp_dp_flow_count(dp), 0);
+    sp_dp_destroy(dp);
+}
+
+static void
+test_flow_dump_round_trip(void **state)
+{
+    (void)state;
+    struct sp_dp *dp = make_dp(forwarding_rules, 1);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    struct sp_dp *again;
+    static const char *const none[] = {NULL};
+    char *line, *save = NULL;
+    struct sp_err err;
+    unsigned column;
+
+    sp_dp_flows_dump(dp, out);
+    fclose(out);
+    assert_non_null(strstr(text, "priority=30,"));
+    again = make_dp(none, 1);
+    for (line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        if (sp_dp_flow_add(again, line, &column, &err)) {
+            fail_msg("dumped rule '%s' does not parse: %s", line, err.msg);
+        }
+    }
+    assert_int_equal(sp_dp_flow_count(again), 4);
+    free(text);
+    sp_dp_destroy(dp);
+    sp_dp_destroy(again);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_forwarding),
+        cmocka_unit_test(test_identical_across_variants),
+        cmocka_unit_test(test_tx_refused_is_counted),
+        cmocka_unit_test(test_changes_under_traffic),
+        cmocka_unit_test(test_flow_file_errors),
+        cmocka_unit_test(test_flow_dump_round_trip),
+    };
+
+    return cmocka_run_group_tests_name("datapath", tests, NULL, NULL);
+}
