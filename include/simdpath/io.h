@@ -2,8 +2,7 @@
 /*
  * Packet I/O through DPDK. This header has no DPDK type: the rest of
  * simdpath sees packets as struct sp_packet, whose 'owner' is the mbuf.
- * Ports are numbered from 1 in the order they were given (OpenFlow style);
- * port p is DPDK port p - 1.
+ * Ports are numbered from 1 in the order they were given (OpenFlow style).
  */
 #ifndef SP_IO_H
 #define SP_IO_H
@@ -16,16 +15,19 @@
 
 #define SP_IO_MAX_PORTS 32
 
-/* Starts DPDK's EAL with these arguments (argv[0] is the program name). */
-int sp_io_init(int argc, char **argv, struct sp_err *err);
+/* Starts DPDK's EAL with these arguments (argv[0] is the program name)
+ * and finds the devices 'ports' name (the --port texts, which EAL was
+ * given too): ports[p - 1] becomes port p. */
+int sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
+               struct sp_err *err);
+/* Undoes sp_io_init, also one that failed half way. */
 void sp_io_cleanup(void);
 
-/* Creates the packet pool and configures every port DPDK found with
+/* Creates the packet pool and configures every port with
  * 'rxq' receive queues and 'txq' transmit queues, then starts them. */
 int sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err);
 void sp_io_stop_ports(void);
 
-unsigned sp_io_port_count(void);
 const char *sp_io_port_name(unsigned port);
 
 /* Receives up to max packets into pkts[] (data, len, in_port, owner). */

@@ -294,11 +294,27 @@ build_eal_args(const struct run_options *o, char **argv, char *cores,
 {
     int argc = 0;
     bool pci = false;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned cpus = online > 0 ? (unsigned)online : 1;
 
     argv[argc++] = "simdpath";
-    /* The main lcore watches and serves control; PMDs get the others. */
-    snprintf(cores, cores_len, "0-%u", o->dp.n_pmds);
-    argv[argc++] = "-l";
+    /* The main lcore watches and serves control; PMDs get the others,
+     * one core each while there are enough. */
+    if (o->dp.n_pmds < cpus) {
+        snprintf(cores, cores_len, "0-%u", o->dp.n_pmds);
+        argv[argc++] = "-l";
+    } else {
+        size_t used = 0;
+
+        for (unsigned l = 0; l <= o->dp.n_pmds && used < cores_len; l++) {
+            used += (size_t)snprintf(cores + used, cores_len - used, "%s%u@%u",
+                                     l ? "," : "", l, l % cpus);
+        }
+        printf("simdpath: %u PMD threads and the main thread share %u "
+               "cores: expect less than full speed\n",
+               o->dp.n_pmds, cpus);
+        argv[argc++] = "--lcores";
+    }
     argv[argc++] = cores;
     argv[argc++] = "--log-level=lib.eal:warning";
     argv[argc++] = "--log-level=lib.telemetry:warning";
@@ -435,7 +451,7 @@ sp_cmd_run(int argc, char **argv)
     struct run_options o;
     struct sp_err err;
     char *eal_argv[MAX_EAL_ARGS];
-    char cores[32];
+    char cores[1024];
     int eal_argc, rc = SP_EXIT_OK;
     struct sp_dp *dp;
 
@@ -462,16 +478,13 @@ sp_cmd_run(int argc, char **argv)
         return SP_EXIT_USAGE;
     }
     eal_argc = build_eal_args(&o, eal_argv, cores, sizeof cores);
-    if (sp_io_init(eal_argc, eal_argv, &err)) {
+    if (sp_io_init(eal_argc, eal_argv, o.ports, o.n_ports, &err)) {
         sp_cli_error("run", "%s", err.msg);
         sp_dp_destroy(dp);
+        sp_io_cleanup();
         return SP_EXIT_FAILURE;
     }
-    if (sp_io_port_count() != o.n_ports) {
-        sp_cli_error("run", "%u ports were given but DPDK opened %u",
-                     o.n_ports, sp_io_port_count());
-        rc = SP_EXIT_FAILURE;
-    } else if (sp_io_worker_count() < o.dp.n_pmds) {
+    if (sp_io_worker_count() < o.dp.n_pmds) {
         sp_cli_error("run",
                      "%u PMD threads need %u cores besides the main "
                      "one; EAL has %u",

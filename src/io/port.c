@@ -21,9 +21,12 @@
 #define POOL_PER_Q 4096 /* mbufs per queue: descriptors plus bursts */
 #define POOL_MIN   8191
 
+static bool eal_ready;
 static struct rte_mempool *pool;
 static unsigned n_ports;
-static bool started[SP_IO_MAX_PORTS];
+static uint16_t dpdk_id[SP_IO_MAX_PORTS + 1]; /* by simdpath port number */
+static char port_names[SP_IO_MAX_PORTS + 1][RTE_ETH_NAME_MAX_LEN];
+static bool started[SP_IO_MAX_PORTS + 1];
 static unsigned worker_lcores[RTE_MAX_LCORE];
 static unsigned n_workers;
 
@@ -38,36 +41,67 @@ set_error(struct sp_err *err, const char *fmt, ...)
     return -1;
 }
 
+/* DPDK's name of the device a --port gives: the text before the first
+ * comma, with the PCI domain added when it was left out. */
+static void
+device_name(const char *spec, char *name, size_t size)
+{
+    size_t len = strcspn(spec, ",");
+    unsigned bus, slot, fn;
+    char tail;
+
+    snprintf(name, size, "%.*s", (int)len, spec);
+    if (sscanf(name, "%x:%x.%x%c", &bus, &slot, &fn, &tail) == 3) {
+        snprintf(name, size, "0000:%.*s", (int)len, spec);
+    }
+}
+
 int
-sp_io_init(int argc, char **argv, struct sp_err *err)
+sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
+           struct sp_err *err)
 {
     unsigned lcore;
 
+    if (count > SP_IO_MAX_PORTS) {
+        return set_error(err, "%u ports; at most %d are supported", count,
+                         SP_IO_MAX_PORTS);
+    }
     if (rte_eal_init(argc, argv) < 0) {
         return set_error(err, "DPDK EAL initialisation failed: %s",
                          rte_strerror(rte_errno));
     }
+    eal_ready = true;
     RTE_LCORE_FOREACH_WORKER(lcore)
     {
         worker_lcores[n_workers++] = lcore;
     }
-    n_ports = rte_eth_dev_count_avail();
-    if (n_ports > SP_IO_MAX_PORTS) {
-        return set_error(err, "%u ports found; at most %d are supported",
-                         n_ports, SP_IO_MAX_PORTS);
+    /* Port p is the p-th --port, whatever order DPDK probed them in. */
+    for (unsigned p = 1; p <= count; p++) {
+        device_name(ports[p - 1], port_names[p], sizeof port_names[p]);
+        if (rte_eth_dev_get_port_by_name(port_names[p], &dpdk_id[p])) {
+            return set_error(err,
+                             "port %u (%s) did not open: DPDK says why "
+                             "above",
+                             p, ports[p - 1]);
+        }
     }
+    n_ports = count;
     return 0;
 }
 
 void
 sp_io_cleanup(void)
 {
-    rte_eal_cleanup();
+    if (eal_ready) {
+        rte_eal_cleanup();
+        eal_ready = false;
+    }
 }
 
 static int
-start_port(uint16_t id, unsigned rxq, unsigned txq, struct sp_err *err)
+start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
 {
+    uint16_t id = dpdk_id[port];
     struct rte_eth_conf conf;
     struct rte_eth_dev_info info;
     int rc;
@@ -75,14 +109,14 @@ start_port(uint16_t id, unsigned rxq, unsigned txq, struct sp_err *err)
     memset(&conf, 0, sizeof conf);
     rc = rte_eth_dev_info_get(id, &info);
     if (rc) {
-        return set_error(err, "port %u: no device information: %s", id + 1,
+        return set_error(err, "port %u: no device information: %s", port,
                          rte_strerror(-rc));
     }
     if (rxq > info.max_rx_queues || txq > info.max_tx_queues) {
         return set_error(err,
                          "port %u (%s) has at most %u rx and %u tx queues; "
                          "%u and %u were asked for",
-                         id + 1, info.driver_name, info.max_rx_queues,
+                         port, info.driver_name, info.max_rx_queues,
                          info.max_tx_queues, rxq, txq);
     }
     rc = rte_eth_dev_configure(id, (uint16_t)rxq, (uint16_t)txq, &conf);
@@ -99,10 +133,10 @@ start_port(uint16_t id, unsigned rxq, unsigned txq, struct sp_err *err)
         rc = rte_eth_dev_start(id);
     }
     if (rc) {
-        return set_error(err, "port %u (%s): set-up failed: %s", id + 1,
+        return set_error(err, "port %u (%s): set-up failed: %s", port,
                          info.driver_name, rte_strerror(-rc));
     }
-    started[id] = true;
+    started[port] = true;
     /* Tests and demos send frames that are not addressed to the port. */
     rte_eth_promiscuous_enable(id);
     return 0;
@@ -123,8 +157,8 @@ sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
         return set_error(err, "cannot create the packet pool: %s",
                          rte_strerror(rte_errno));
     }
-    for (uint16_t id = 0; id < n_ports; id++) {
-        if (start_port(id, rxq, txq, err)) {
+    for (unsigned port = 1; port <= n_ports; port++) {
+        if (start_port(port, rxq, txq, err)) {
             sp_io_stop_ports();
             return -1;
         }
@@ -135,34 +169,19 @@ sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
 void
 sp_io_stop_ports(void)
 {
-    for (uint16_t id = 0; id < n_ports; id++) {
-        if (started[id]) {
-            rte_eth_dev_stop(id);
-            rte_eth_dev_close(id);
-            started[id] = false;
+    for (unsigned port = 1; port <= n_ports; port++) {
+        if (started[port]) {
+            rte_eth_dev_stop(dpdk_id[port]);
+            rte_eth_dev_close(dpdk_id[port]);
+            started[port] = false;
         }
     }
-}
-
-unsigned
-sp_io_port_count(void)
-{
-    return n_ports;
 }
 
 const char *
 sp_io_port_name(unsigned port)
 {
-    static char names[SP_IO_MAX_PORTS][RTE_ETH_NAME_MAX_LEN];
-
-    if (port == 0 || port > n_ports) {
-        return "?";
-    }
-    if (!names[port - 1][0] &&
-        rte_eth_dev_get_name_by_port((uint16_t)(port - 1), names[port - 1])) {
-        return "?";
-    }
-    return names[port - 1];
+    return port >= 1 && port <= n_ports ? port_names[port] : "?";
 }
 
 static void
@@ -181,7 +200,7 @@ sp_io_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max)
     struct rte_mbuf *mbufs[SP_BATCH_MAX];
     uint16_t n;
 
-    n = rte_eth_rx_burst((uint16_t)(port - 1), (uint16_t)queue, mbufs,
+    n = rte_eth_rx_burst(dpdk_id[port], (uint16_t)queue, mbufs,
                          (uint16_t)(max < SP_BATCH_MAX ? max : SP_BATCH_MAX));
     for (uint16_t i = 0; i < n; i++) {
         from_mbuf(mbufs[i], port, &pkts[i]);
@@ -215,8 +234,8 @@ sp_io_tx(unsigned port, unsigned queue, struct sp_packet *const *pkts,
     for (uint32_t i = 0; i < n; i++) {
         mbufs[i] = to_mbuf(pkts[i]);
     }
-    sent = rte_eth_tx_burst((uint16_t)(port - 1), (uint16_t)queue, mbufs,
-                            (uint16_t)n);
+    sent =
+        rte_eth_tx_burst(dpdk_id[port], (uint16_t)queue, mbufs, (uint16_t)n);
     if (sent < n) {
         rte_pktmbuf_free_bulk(mbufs + sent, n - sent);
     }
@@ -255,8 +274,7 @@ sp_io_port_stats(unsigned port, struct sp_io_port_stats *stats)
 {
     struct rte_eth_stats s;
 
-    if (port == 0 || port > n_ports ||
-        rte_eth_stats_get((uint16_t)(port - 1), &s)) {
+    if (port == 0 || port > n_ports || rte_eth_stats_get(dpdk_id[port], &s)) {
         return -1;
     }
     stats->rx_packets = s.ipackets;

@@ -349,7 +349,9 @@ def test_errors():
          "EAL arguments go after --"),
         (["run", "--impl", "bogus"], 2, "unknown variant 'bogus'"),
         (["run", "--port", pcap_port(0, rx=os.path.join(d, "missing.pcap")),
-          "--flows", one_port], 1, "DPDK"),
+          "--flows", one_port], 1, "port 1 (net_pcap0,rx_pcap="),
+        (["run", "--port", "net_bogus0", "--flows", one_port], 1,
+         "DPDK EAL initialisation failed"),
     ]
     for args, code, needle in cases:
         rc, out, err = run(args)
@@ -360,8 +362,26 @@ def test_errors():
           "a rejected run created no output (%s)" % out_pcap)
 
 
+def test_two_pmds():
+    """Two PMD threads on two receive queues; counters still balance."""
+    d = os.path.join(WORK, "pmds")
+    os.makedirs(d, exist_ok=True)
+    flows = os.path.join(d, "flows.txt")
+    with open(flows, "w") as f:
+        f.write("in_port=1,actions=output:2\n")
+    rc, out, err = run(["run", "--port", "net_null0", "--port",
+                        "net_null1,no-rx=1", "--flows", flows,
+                        "--pmd-threads", "2", "--duration", "1"])
+    check(rc == 0, "two PMDs exit 0: " + err[-500:])
+    ports = counters(out)
+    check(conserved(ports), "two PMDs conserve: %s" % ports)
+    for pmd in (0, 1):
+        m = re.search(r"^pmd %d: packets (\d+)" % pmd, out, re.M)
+        check(m and int(m.group(1)) > 0, "PMD %d forwarded packets" % pmd)
+
+
 def main():
-    tests = [test_demo, test_errors, test_multiport_ring,
+    tests = [test_demo, test_errors, test_multiport_ring, test_two_pmds,
              test_control_under_traffic, test_every_impl_on_corpus]
     for t in tests:
         t()
