@@ -17,6 +17,7 @@
 #ifndef SP_DISPATCH_H
 #define SP_DISPATCH_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -28,6 +29,12 @@
 struct sp_err {
     char msg[SP_ERR_LEN];
 };
+
+/* Writes a message into err (if not NULL); returns -1, for
+ * "return sp_err_set(err, ...);". */
+int sp_err_set(struct sp_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int sp_err_vset(struct sp_err *err, const char *fmt, va_list args);
 
 struct sp_variant {
     const char *name;  /* "scalar", "avx2", ... as in the grammar */

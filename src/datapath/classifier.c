@@ -339,14 +339,6 @@ subtable_create(const struct sp_flow_key *mask)
     return st;
 }
 
-static void
-set_error(struct sp_err *err, const char *msg)
-{
-    if (err) {
-        snprintf(err->msg, sizeof err->msg, "%s", msg);
-    }
-}
-
 /* Links node into st (whose order entry is already up to date). */
 static int
 link_rule(struct sp_cls *cls, struct sp_cls_subtable *st,
@@ -363,8 +355,9 @@ link_rule(struct sp_cls *cls, struct sp_cls_subtable *st,
         for (const struct sp_rule *at = *slot; at;
              at = node_of(at)->next_same) {
             if (at->priority == node->rule.priority) {
-                set_error(err, "a rule with the same match and priority "
-                               "exists");
+                sp_err_set(err, "%s",
+                           "a rule with the same match and priority "
+                           "exists");
                 return -1;
             }
         }
@@ -377,7 +370,7 @@ link_rule(struct sp_cls *cls, struct sp_cls_subtable *st,
     }
     while (!place(st->buckets, &node->rule, hash)) {
         if (grow(cls, st)) {
-            set_error(err, "no memory to grow a subtable");
+            sp_err_set(err, "%s", "no memory to grow a subtable");
             return -1;
         }
     }
@@ -399,7 +392,7 @@ sp_cls_insert(struct sp_cls *cls, const struct sp_match *match,
     }
     node = aligned_alloc(64, (sizeof *node + 63) / 64 * 64);
     if (!node) {
-        set_error(err, "no memory for a rule");
+        sp_err_set(err, "%s", "no memory for a rule");
         return NULL;
     }
     memset(node, 0, sizeof *node);
@@ -413,7 +406,7 @@ sp_cls_insert(struct sp_cls *cls, const struct sp_match *match,
         st = subtable_create(&match->mask);
         new_st = true;
         if (!st) {
-            set_error(err, "no memory for a subtable");
+            sp_err_set(err, "%s", "no memory for a subtable");
             goto fail;
         }
     }
@@ -428,7 +421,7 @@ sp_cls_insert(struct sp_cls *cls, const struct sp_match *match,
      * before its subtable. */
     if ((new_st || st->max_priority != old_max) &&
         publish_order(cls, new_st ? st : NULL, NULL)) {
-        set_error(err, "no memory for the subtable order");
+        sp_err_set(err, "%s", "no memory for the subtable order");
         goto undo;
     }
     if (link_rule(cls, st, node, err)) {

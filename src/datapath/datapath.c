@@ -117,17 +117,6 @@ sp_dp_drop_name(unsigned reason)
     return lower[reason];
 }
 
-static int
-set_error(struct sp_err *err, const char *fmt, ...)
-{
-    va_list args;
-
-    va_start(args, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, args);
-    va_end(args);
-    return -1;
-}
-
 /* ---- the PMD loop ---- */
 
 static void
@@ -323,7 +312,7 @@ pmd_create(struct sp_dp *dp, unsigned index, struct sp_err *err)
     struct pmd *pmd = calloc(1, sizeof *pmd);
 
     if (!pmd) {
-        set_error(err, "out of memory for PMD thread %u", index);
+        sp_err_set(err, "out of memory for PMD thread %u", index);
         return NULL;
     }
     if (sp_emc_init(&pmd->emc, dp->config.emc_entries,
@@ -359,21 +348,21 @@ sp_dp_create(const struct sp_dp_config *config, const struct sp_io_ops *io,
     struct sp_dp *dp;
 
     if (config->n_ports == 0 || config->n_ports > SP_DP_MAX_PORTS) {
-        set_error(err, "%u ports; 1 to %d are supported", config->n_ports,
-                  SP_DP_MAX_PORTS);
+        sp_err_set(err, "%u ports; 1 to %d are supported", config->n_ports,
+                   SP_DP_MAX_PORTS);
         return NULL;
     }
     if (config->n_pmds == 0 || config->n_pmds > SP_DP_MAX_PMDS ||
         config->n_rxq == 0) {
-        set_error(err,
-                  "%u PMD threads and %u queues per port; 1 to %d "
-                  "threads and at least 1 queue are supported",
-                  config->n_pmds, config->n_rxq, SP_DP_MAX_PMDS);
+        sp_err_set(err,
+                   "%u PMD threads and %u queues per port; 1 to %d "
+                   "threads and at least 1 queue are supported",
+                   config->n_pmds, config->n_rxq, SP_DP_MAX_PMDS);
         return NULL;
     }
     dp = calloc(1, sizeof *dp);
     if (!dp) {
-        set_error(err, "out of memory");
+        sp_err_set(err, "out of memory");
         return NULL;
     }
     dp->config = *config;
@@ -381,7 +370,7 @@ sp_dp_create(const struct sp_dp_config *config, const struct sp_io_ops *io,
     pthread_mutex_init(&dp->flows_lock, NULL);
     dp->cls = sp_cls_create(free_actions);
     if (!dp->cls) {
-        set_error(err, "out of memory for the classifier");
+        sp_err_set(err, "out of memory for the classifier");
         sp_dp_destroy(dp);
         return NULL;
     }
@@ -450,13 +439,13 @@ sp_dp_flow_add(struct sp_dp *dp, const char *text, unsigned *column,
     }
     if (!spec.actions_ofs) {
         *column = (unsigned)strlen(text) + 1;
-        return set_error(err, "missing actions=...; a rule ends with its "
-                              "actions (actions=drop to drop)");
+        return sp_err_set(err, "missing actions=...; a rule ends with its "
+                               "actions (actions=drop to drop)");
     }
     if (sp_actions_parse(text + spec.actions_ofs, &spec.match, port_exists, dp,
                          &actions, &err_ofs, &inner)) {
         *column = (unsigned)(spec.actions_ofs + err_ofs + 1);
-        return set_error(err, "%s", without_column(inner.msg));
+        return sp_err_set(err, "%s", without_column(inner.msg));
     }
     pthread_mutex_lock(&dp->flows_lock);
     if (dp->n_flows == dp->flows_cap) {
@@ -467,8 +456,8 @@ sp_dp_flow_add(struct sp_dp *dp, const char *text, unsigned *column,
             pthread_mutex_unlock(&dp->flows_lock);
             sp_actions_free(actions);
             *column = 1;
-            return set_error(err, "out of memory for rule %u",
-                             dp->n_flows + 1);
+            return sp_err_set(err, "out of memory for rule %u",
+                              dp->n_flows + 1);
         }
         dp->flows = grown;
         dp->flows_cap = cap;
@@ -501,10 +490,10 @@ sp_dp_flow_del(struct sp_dp *dp, const char *text, unsigned *column,
     rule = sp_cls_find(dp->cls, &spec.match, spec.priority);
     if (!rule) {
         *column = 1;
-        rc = set_error(err,
-                       "no rule with this match and priority %u "
-                       "(flow-dump lists them)",
-                       spec.priority);
+        rc = sp_err_set(err,
+                        "no rule with this match and priority %u "
+                        "(flow-dump lists them)",
+                        spec.priority);
     } else {
         for (unsigned i = 0; i < dp->n_flows; i++) {
             if (dp->flows[i].rule == rule) {
@@ -527,8 +516,8 @@ sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err)
     unsigned line_no = 0;
 
     if (!f) {
-        return set_error(err, "%s: cannot read flow rules: %s", path,
-                         strerror(errno));
+        return sp_err_set(err, "%s: cannot read flow rules: %s", path,
+                          strerror(errno));
     }
     while (fgets(line, sizeof line, f)) {
         size_t skip = strspn(line, " \t");
@@ -538,8 +527,8 @@ sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err)
         line_no++;
         if (!strchr(line, '\n') && !feof(f)) {
             fclose(f);
-            return set_error(err, "%s:%u: line longer than %zu bytes", path,
-                             line_no, sizeof line - 2);
+            return sp_err_set(err, "%s:%u: line longer than %zu bytes", path,
+                              line_no, sizeof line - 2);
         }
         if (line[skip] == '#' || line[skip] == '\n' || !line[skip]) {
             continue;
@@ -547,8 +536,8 @@ sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err)
         line[strcspn(line, "\r\n")] = '\0';
         if (sp_dp_flow_add(dp, line, &column, &inner)) {
             fclose(f);
-            return set_error(err, "%s:%u:%u: %s", path, line_no, column,
-                             inner.msg);
+            return sp_err_set(err, "%s:%u:%u: %s", path, line_no, column,
+                              inner.msg);
         }
     }
     fclose(f);

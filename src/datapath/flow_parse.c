@@ -26,7 +26,7 @@ fail(struct parser *p, const char *fmt, ...)
     va_list args;
 
     va_start(args, fmt);
-    vsnprintf(p->err->msg, sizeof p->err->msg, fmt, args);
+    sp_err_vset(p->err, fmt, args);
     va_end(args);
     return -1;
 }

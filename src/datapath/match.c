@@ -83,19 +83,6 @@ field_name(const struct context *c, unsigned ofs)
     return fields[i].name;
 }
 
-static int
-fail(struct sp_err *err, const char *fmt, ...)
-{
-    va_list args;
-
-    if (err) {
-        va_start(args, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, args);
-        va_end(args);
-    }
-    return -1;
-}
-
 /* Whether the mask touches any of bytes [ofs, ofs + len). */
 static bool
 uses(const struct context *c, unsigned ofs, unsigned len)
@@ -143,10 +130,11 @@ check_prerequisites(const struct context *c, struct sp_err *err)
     for (size_t i = 0; i < sizeof l3 / sizeof l3[0]; i++) {
         for (unsigned ofs = l3[i].ofs; ofs < l3[i].ofs + l3[i].len; ofs++) {
             if (c->m->mask.bytes[ofs] && c->dl_type < 0) {
-                return fail(err,
-                            "%s: needs an exact dl_type (ip, ipv6 or arp "
-                            "with mask 0xffff)",
-                            field_name(c, ofs));
+                return sp_err_set(
+                    err,
+                    "%s: needs an exact dl_type (ip, ipv6 or arp "
+                    "with mask 0xffff)",
+                    field_name(c, ofs));
             }
         }
     }
@@ -155,22 +143,22 @@ check_prerequisites(const struct context *c, struct sp_err *err)
         name = field_name(c, USES(c, nw_proto) ? SP_KEY_OFS(nw_proto)
                              : USES(c, nw_src) ? SP_KEY_OFS(nw_src)
                                                : SP_KEY_OFS(nw_dst));
-        return fail(err, "%s: needs dl_type ip, ipv6 or arp, not 0x%04x", name,
-                    c->dl_type);
+        return sp_err_set(err, "%s: needs dl_type ip, ipv6 or arp, not 0x%04x",
+                          name, c->dl_type);
     }
     if ((USES(c, nw_tos) || USES(c, nw_ttl) || USES(c, nw_frag)) &&
         !is_ip(c)) {
         name = USES(c, nw_tos)   ? "nw_tos"
                : USES(c, nw_ttl) ? "nw_ttl"
                                  : "ip_frag";
-        return fail(err, "%s: needs dl_type ip or ipv6, not 0x%04x", name,
-                    c->dl_type);
+        return sp_err_set(err, "%s: needs dl_type ip or ipv6, not 0x%04x",
+                          name, c->dl_type);
     }
     if (USES(c, ipv6_label) && c->dl_type != ETH_IPV6) {
-        return fail(err,
-                    "ipv6_label: needs dl_type ipv6 (0x86dd), not "
-                    "0x%04x",
-                    c->dl_type);
+        return sp_err_set(err,
+                          "ipv6_label: needs dl_type ipv6 (0x86dd), not "
+                          "0x%04x",
+                          c->dl_type);
     }
     if (!USES(c, tcp_flags) && !USES(c, tp_src) && !USES(c, tp_dst)) {
         return 0;
@@ -179,25 +167,25 @@ check_prerequisites(const struct context *c, struct sp_err *err)
                          : USES(c, tp_src)  ? SP_KEY_OFS(tp_src)
                                             : SP_KEY_OFS(tp_dst));
     if (!is_ip(c)) {
-        return fail(err, "%s: needs dl_type ip or ipv6, not 0x%04x", name,
-                    c->dl_type);
+        return sp_err_set(err, "%s: needs dl_type ip or ipv6, not 0x%04x",
+                          name, c->dl_type);
     }
     if (c->proto < 0) {
-        return fail(err,
-                    "%s: needs an exact nw_proto (tcp, udp, sctp, icmp "
-                    "or icmp6)",
-                    name);
+        return sp_err_set(err,
+                          "%s: needs an exact nw_proto (tcp, udp, sctp, icmp "
+                          "or icmp6)",
+                          name);
     }
     if (USES(c, tcp_flags) && c->proto != PROTO_TCP) {
-        return fail(err, "tcp_flags: needs nw_proto tcp (6), not %d",
-                    c->proto);
+        return sp_err_set(err, "tcp_flags: needs nw_proto tcp (6), not %d",
+                          c->proto);
     }
     if (c->proto != PROTO_TCP && c->proto != PROTO_UDP &&
         c->proto != PROTO_SCTP && !is_icmp(c)) {
-        return fail(err,
-                    "%s: needs nw_proto tcp, udp, sctp, icmp (ip) or "
-                    "icmp6 (ipv6), not %d",
-                    name, c->proto);
+        return sp_err_set(err,
+                          "%s: needs nw_proto tcp, udp, sctp, icmp (ip) or "
+                          "icmp6 (ipv6), not %d",
+                          name, c->proto);
     }
     return 0;
 }
@@ -216,11 +204,11 @@ sp_match_validate(const struct sp_match *m, struct sp_err *err)
     }
     for (unsigned i = 0; i < sizeof m->key; i++) {
         if (m->key.bytes[i] & ~m->mask.bytes[i]) {
-            return fail(err,
-                        "%s: the value has bits outside the mask (byte %u "
-                        "of the key: value 0x%02x, mask 0x%02x)",
-                        field_name(&c, i), i, m->key.bytes[i],
-                        m->mask.bytes[i]);
+            return sp_err_set(
+                err,
+                "%s: the value has bits outside the mask (byte %u "
+                "of the key: value 0x%02x, mask 0x%02x)",
+                field_name(&c, i), i, m->key.bytes[i], m->mask.bytes[i]);
         }
     }
     if (check_prerequisites(&c, err)) {
@@ -229,11 +217,11 @@ sp_match_validate(const struct sp_match *m, struct sp_err *err)
     valid_bits(&c, &valid);
     for (unsigned i = 0; i < sizeof m->key; i++) {
         if (m->mask.bytes[i] & ~valid.bytes[i]) {
-            return fail(err,
-                        "%s: the mask has bits outside the field (byte %u "
-                        "of the key: mask 0x%02x, valid bits 0x%02x)",
-                        field_name(&c, i), i, m->mask.bytes[i],
-                        valid.bytes[i]);
+            return sp_err_set(
+                err,
+                "%s: the mask has bits outside the field (byte %u "
+                "of the key: mask 0x%02x, valid bits 0x%02x)",
+                field_name(&c, i), i, m->mask.bytes[i], valid.bytes[i]);
         }
     }
     return 0;

@@ -260,19 +260,6 @@ sp_dispatch_choice(enum sp_kernel_id k, const struct sp_variant **variant)
     return mode;
 }
 
-static void
-set_error(struct sp_err *err, const char *fmt, ...)
-{
-    va_list args;
-
-    if (!err) {
-        return;
-    }
-    va_start(args, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, args);
-    va_end(args);
-}
-
 /* Appends ", name" (or "name" first) to a list in buf. */
 static void
 list_append(char *buf, size_t size, const char *name)
@@ -334,15 +321,15 @@ parse_choice(const char *word, struct choice *out, struct sp_err *err)
         }
         list_variants(compiled, sizeof compiled, NULL);
         if (known) {
-            set_error(err,
-                      "variant '%s' is not compiled into this %s build; "
-                      "valid here: %s, auto, autovalidate",
-                      word, sp_cpu_identity()->arch, valid);
+            sp_err_set(err,
+                       "variant '%s' is not compiled into this %s build; "
+                       "valid here: %s, auto, autovalidate",
+                       word, sp_cpu_identity()->arch, valid);
         } else {
-            set_error(err,
-                      "unknown variant '%s'; valid here: %s, auto, "
-                      "autovalidate (compiled: %s)",
-                      word, valid, compiled);
+            sp_err_set(err,
+                       "unknown variant '%s'; valid here: %s, auto, "
+                       "autovalidate (compiled: %s)",
+                       word, valid, compiled);
         }
         return -1;
     }
@@ -351,17 +338,17 @@ parse_choice(const char *word, struct choice *out, struct sp_err *err)
 
         sp_cpu_format_features(v->requires & ~sp_dispatch_features(), missing,
                                sizeof missing);
-        set_error(err,
-                  "variant '%s' is not supported by this CPU (missing: %s); "
-                  "valid here: %s, auto, autovalidate",
-                  word, missing, valid);
+        sp_err_set(err,
+                   "variant '%s' is not supported by this CPU (missing: %s); "
+                   "valid here: %s, auto, autovalidate",
+                   word, missing, valid);
         return -1;
     }
     if (!sp_variant_allowed(v)) {
-        set_error(err,
-                  "variant '%s' uses %u-bit vectors, above --max-simd %u; "
-                  "valid here: %s, auto, autovalidate",
-                  word, v->width, max_simd, valid);
+        sp_err_set(err,
+                   "variant '%s' uses %u-bit vectors, above --max-simd %u; "
+                   "valid here: %s, auto, autovalidate",
+                   word, v->width, max_simd, valid);
         return -1;
     }
     *out = (struct choice){SP_CHOICE_FORCED, v};
@@ -389,19 +376,19 @@ parse_spec(const char *spec, struct choice next[SP_KERNEL_COUNT],
     size_t len = strlen(spec);
 
     if (len == 0) {
-        set_error(err, "empty implementation choice; expected VARIANT or "
-                       "KERNEL=VARIANT[,...]");
+        sp_err_set(err, "empty implementation choice; expected VARIANT or "
+                        "KERNEL=VARIANT[,...]");
         return -1;
     }
     if (len >= sizeof buf) {
-        set_error(err, "implementation choice is too long (%zu bytes)", len);
+        sp_err_set(err, "implementation choice is too long (%zu bytes)", len);
         return -1;
     }
     if (spec[0] == ',' || spec[len - 1] == ',' || strstr(spec, ",,")) {
-        set_error(err,
-                  "empty item in '%s'; expected VARIANT or "
-                  "KERNEL=VARIANT separated by single commas",
-                  spec);
+        sp_err_set(err,
+                   "empty item in '%s'; expected VARIANT or "
+                   "KERNEL=VARIANT separated by single commas",
+                   spec);
         return -1;
     }
     memcpy(buf, spec, len + 1);
@@ -426,7 +413,7 @@ parse_spec(const char *spec, struct choice next[SP_KERNEL_COUNT],
             char kernels[256];
 
             list_kernels(kernels, sizeof kernels);
-            set_error(err, "unknown kernel '%s'; kernels: %s", item, kernels);
+            sp_err_set(err, "unknown kernel '%s'; kernels: %s", item, kernels);
             return -1;
         }
         if (parse_choice(eq + 1, &c, err)) {
@@ -434,7 +421,7 @@ parse_spec(const char *spec, struct choice next[SP_KERNEL_COUNT],
                 char inner[SP_ERR_LEN];
 
                 snprintf(inner, sizeof inner, "%s", err->msg);
-                set_error(err, "%s: %s", item, inner);
+                sp_err_set(err, "%s: %s", item, inner);
             }
             return -1;
         }
@@ -468,8 +455,8 @@ sp_dispatch_set_max_simd(unsigned bits, struct sp_err *err)
 
     sp_dispatch_init();
     if (bits != 0 && bits != 128 && bits != 256 && bits != 512) {
-        set_error(err, "invalid SIMD width %u; expected 128, 256 or 512",
-                  bits);
+        sp_err_set(err, "invalid SIMD width %u; expected 128, 256 or 512",
+                   bits);
         return -1;
     }
     pthread_mutex_lock(&lock);
@@ -477,10 +464,10 @@ sp_dispatch_set_max_simd(unsigned bits, struct sp_err *err)
         const struct sp_variant *v = choices[k].forced;
 
         if (choices[k].mode == SP_CHOICE_FORCED && bits && v->width > bits) {
-            set_error(err,
-                      "kernel %s is set to '%s', which uses %u-bit "
-                      "vectors, above --max-simd %u",
-                      kernel_names[k], v->name, v->width, bits);
+            sp_err_set(err,
+                       "kernel %s is set to '%s', which uses %u-bit "
+                       "vectors, above --max-simd %u",
+                       kernel_names[k], v->name, v->width, bits);
             rc = -1;
             break;
         }
@@ -529,19 +516,19 @@ sp_dispatch_register_variant(const struct sp_variant *v, struct sp_err *err)
     sp_dispatch_init();
     pthread_mutex_lock(&lock);
     if (n_variants == SP_VARIANT_MAX) {
-        set_error(err, "too many variants (%d)", SP_VARIANT_MAX);
+        sp_err_set(err, "too many variants (%d)", SP_VARIANT_MAX);
         rc = -1;
     }
     for (unsigned i = 0; !rc && i < n_variants; i++) {
         if (!strcmp(variants[i]->name, v->name)) {
-            set_error(err, "variant '%s' is already registered", v->name);
+            sp_err_set(err, "variant '%s' is already registered", v->name);
             rc = -1;
         }
     }
     for (unsigned k = 0; !rc && k < SP_KERNEL_COUNT; k++) {
         if (!sp_kernel_table_get(v->kernels, k)) {
-            set_error(err, "variant '%s' has no %s kernel", v->name,
-                      kernel_names[k]);
+            sp_err_set(err, "variant '%s' has no %s kernel", v->name,
+                       kernel_names[k]);
             rc = -1;
         }
     }

@@ -30,17 +30,6 @@ static bool started[SP_IO_MAX_PORTS + 1];
 static unsigned worker_lcores[RTE_MAX_LCORE];
 static unsigned n_workers;
 
-static int
-set_error(struct sp_err *err, const char *fmt, ...)
-{
-    va_list args;
-
-    va_start(args, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, args);
-    va_end(args);
-    return -1;
-}
-
 /* DPDK's name of the device a --port gives: the text before the first
  * comma, with the PCI domain added when it was left out. */
 static void
@@ -63,12 +52,12 @@ sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
     unsigned lcore;
 
     if (count > SP_IO_MAX_PORTS) {
-        return set_error(err, "%u ports; at most %d are supported", count,
-                         SP_IO_MAX_PORTS);
+        return sp_err_set(err, "%u ports; at most %d are supported", count,
+                          SP_IO_MAX_PORTS);
     }
     if (rte_eal_init(argc, argv) < 0) {
-        return set_error(err, "DPDK EAL initialisation failed: %s",
-                         rte_strerror(rte_errno));
+        return sp_err_set(err, "DPDK EAL initialisation failed: %s",
+                          rte_strerror(rte_errno));
     }
     eal_ready = true;
     RTE_LCORE_FOREACH_WORKER(lcore)
@@ -79,10 +68,10 @@ sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
     for (unsigned p = 1; p <= count; p++) {
         device_name(ports[p - 1], port_names[p], sizeof port_names[p]);
         if (rte_eth_dev_get_port_by_name(port_names[p], &dpdk_id[p])) {
-            return set_error(err,
-                             "port %u (%s) did not open: DPDK says why "
-                             "above",
-                             p, ports[p - 1]);
+            return sp_err_set(err,
+                              "port %u (%s) did not open: DPDK says why "
+                              "above",
+                              p, ports[p - 1]);
         }
     }
     n_ports = count;
@@ -109,15 +98,15 @@ start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
     memset(&conf, 0, sizeof conf);
     rc = rte_eth_dev_info_get(id, &info);
     if (rc) {
-        return set_error(err, "port %u: no device information: %s", port,
-                         rte_strerror(-rc));
+        return sp_err_set(err, "port %u: no device information: %s", port,
+                          rte_strerror(-rc));
     }
     if (rxq > info.max_rx_queues || txq > info.max_tx_queues) {
-        return set_error(err,
-                         "port %u (%s) has at most %u rx and %u tx queues; "
-                         "%u and %u were asked for",
-                         port, info.driver_name, info.max_rx_queues,
-                         info.max_tx_queues, rxq, txq);
+        return sp_err_set(err,
+                          "port %u (%s) has at most %u rx and %u tx queues; "
+                          "%u and %u were asked for",
+                          port, info.driver_name, info.max_rx_queues,
+                          info.max_tx_queues, rxq, txq);
     }
     rc = rte_eth_dev_configure(id, (uint16_t)rxq, (uint16_t)txq, &conf);
     for (unsigned q = 0; !rc && q < rxq; q++) {
@@ -133,8 +122,8 @@ start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
         rc = rte_eth_dev_start(id);
     }
     if (rc) {
-        return set_error(err, "port %u (%s): set-up failed: %s", port,
-                         info.driver_name, rte_strerror(-rc));
+        return sp_err_set(err, "port %u (%s): set-up failed: %s", port,
+                          info.driver_name, rte_strerror(-rc));
     }
     started[port] = true;
     /* Tests and demos send frames that are not addressed to the port. */
@@ -148,14 +137,14 @@ sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
     unsigned mbufs = n_ports * (rxq + txq) * POOL_PER_Q;
 
     if (n_ports == 0) {
-        return set_error(err, "no ports: give at least one --port");
+        return sp_err_set(err, "no ports: give at least one --port");
     }
     pool = rte_pktmbuf_pool_create(
         "sp_pool", mbufs > POOL_MIN ? mbufs : POOL_MIN, POOL_CACHE, 0,
         RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
     if (!pool) {
-        return set_error(err, "cannot create the packet pool: %s",
-                         rte_strerror(rte_errno));
+        return sp_err_set(err, "cannot create the packet pool: %s",
+                          rte_strerror(rte_errno));
     }
     for (unsigned port = 1; port <= n_ports; port++) {
         if (start_port(port, rxq, txq, err)) {
