@@ -30,7 +30,8 @@ MIXES = [("output", "output:2"),
           "dec_ttl,mod_nw_tos:32,mod_nw_src:192.0.2.1,"
           "mod_nw_dst:198.51.100.1,output:2")]
 TRAFFIC_FLOWS = 8192
-EAL = ["--no-huge", "-m", "1024", "--no-shconf", "--no-pci"]
+EAL = ["--no-huge", "-m", "1024", "--no-shconf", "--no-pci",
+       "--file-prefix=testpmd-bench"]
 
 
 def csum(data):
@@ -75,8 +76,11 @@ def run_simdpath(exe, pcap, rules, seconds, emc):
             "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
             "--port", "net_null0,no-rx=1", "--flows", rules,
             "--duration", str(seconds), "--emc-entries",
-            "8192" if emc else "0", "--", "-m", "1024"]
-    p = subprocess.run(args, capture_output=True, text=True,
+            "8192" if emc else "0", "--", "-m", "1024",
+            "--file-prefix=simdpath-bench"]
+    env = dict(os.environ, SIMDPATH_CTL=os.path.join(
+        os.path.dirname(pcap), "ctl.sock"))
+    p = subprocess.run(args, capture_output=True, text=True, env=env,
                        timeout=seconds + 600)
     if p.returncode:
         raise SystemExit("simdpath failed: " + p.stderr[-1000:])

@@ -49,6 +49,10 @@ struct sp_io_port_stats {
 };
 int sp_io_port_stats(unsigned port, struct sp_io_port_stats *stats);
 
+/* Packet buffers taken from the pool and not given back: 0 once the
+ * ports are stopped, unless something leaked. */
+unsigned sp_io_mbufs_in_use(void);
+
 /* Worker lcores, for PMD threads beyond the main one. */
 unsigned sp_io_worker_count(void);
 int sp_io_launch(unsigned worker, int (*fn)(void *), void *arg);

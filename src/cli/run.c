@@ -505,6 +505,11 @@ sp_cmd_run(int argc, char **argv)
                    "/port2.pcap (tcpdump -r reads them)\n");
         }
         sp_io_stop_ports();
+        printf("mbufs in use after the ports closed: %u\n",
+               sp_io_mbufs_in_use());
+        if (sp_io_mbufs_in_use() && rc == SP_EXIT_OK) {
+            rc = SP_EXIT_FAILURE;
+        }
     }
     sp_dp_destroy(dp);
     sp_io_cleanup();

@@ -275,6 +275,12 @@ sp_io_port_stats(unsigned port, struct sp_io_port_stats *stats)
 }
 
 unsigned
+sp_io_mbufs_in_use(void)
+{
+    return pool ? rte_mempool_in_use_count(pool) : 0;
+}
+
+unsigned
 sp_io_worker_count(void)
 {
     return n_workers;

@@ -6,10 +6,12 @@ Usage: test_run.py SIMDPATH SOURCE_DIR [CORPUS_DIR]
 Every run uses net_pcap/net_ring vdevs without hugepages. Expected output
 comes from tests/integration/model.py, which shares no code with simdpath.
 """
+import json
 import os
 import re
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -61,6 +63,10 @@ def counters(text):
     return ports
 
 
+def no_leak(text):
+    return "mbufs in use after the ports closed: 0\n" in text
+
+
 def conserved(ports):
     """Every packet received or copied was sent or dropped for a reason."""
     rx = sum(p["rx"] + p["copies"] for p in ports.values())
@@ -105,6 +111,7 @@ def test_demo():
     ports = counters(out)
     check(set(ports) == {1, 2}, "demo reports ports 1 and 2: " + out)
     check(conserved(ports), "demo counters conserve: %s" % ports)
+    check(no_leak(out), "demo leaks no mbuf: " + out[-300:])
     check("kernels: mfex=" in out, "demo prints the kernels in use")
     expect = os.path.join(WORK, "expect-demo")
     subprocess.run([sys.executable, os.path.join(HERE, "model.py"),
@@ -215,6 +222,7 @@ def test_every_impl_on_corpus():
               % (impl, ports.get(1, {}).get("rx", -1), n))
         check(conserved(ports), "corpus under %s conserves: %s"
               % (impl, ports))
+        check(no_leak(report), "corpus under %s leaks no mbuf" % impl)
         results[impl] = outputs
         if impl == "autovalidate":
             check(re.search(r"autovalidate: [1-9]\d* checks, 0 mismatches",
@@ -318,6 +326,7 @@ def test_control_under_traffic():
     check(proc.returncode == 0, "run under control exits 0: " + err[-500:])
     check(conserved(counters(out)),
           "counters conserve after changes: " + out[-800:])
+    check(no_leak(out), "no mbuf leaked under changes: " + out[-300:])
     check(re.search(r"autovalidate: [1-9]\d* checks, 0 mismatches", out),
           "no autovalidate mismatch under traffic: " + out[-500:])
 
@@ -375,13 +384,58 @@ def test_two_pmds():
     check(rc == 0, "two PMDs exit 0: " + err[-500:])
     ports = counters(out)
     check(conserved(ports), "two PMDs conserve: %s" % ports)
+    check(no_leak(out), "two PMDs leak no mbuf: " + out[-300:])
     for pmd in (0, 1):
         m = re.search(r"^pmd %d: packets (\d+)" % pmd, out, re.M)
         check(m and int(m.group(1)) > 0, "PMD %d forwarded packets" % pmd)
 
 
+def telemetry(path, command):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(path)
+    json.loads(s.recv(1024).decode())
+    s.send(command.encode())
+    reply = json.loads(s.recv(65536).decode())
+    s.close()
+    return reply[command]
+
+
+def test_telemetry():
+    """The counters through DPDK telemetry while traffic flows."""
+    d = os.path.join(WORK, "telemetry")
+    os.makedirs(d, exist_ok=True)
+    flows = os.path.join(d, "flows.txt")
+    with open(flows, "w") as f:
+        f.write("in_port=1,actions=output:2\n")
+    runtime = "/var/run/dpdk" if os.geteuid() == 0 else os.path.join(
+        os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")
+    sock = os.path.join(runtime, "simdpath-it", "dpdk_telemetry.v2")
+    proc = subprocess.Popen(
+        [EXE, "run", "--port", "net_null0", "--port", "net_null1,no-rx=1",
+         "--flows", flows, "--duration", "3", "--",
+         "--file-prefix=simdpath-it"], cwd=WORK, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, SIMDPATH_CTL=os.path.join(d, "ctl.sock")))
+    ports = pmds = None
+    for _ in range(50):
+        time.sleep(0.1)
+        try:
+            ports = telemetry(sock, "/simdpath/ports")
+            pmds = telemetry(sock, "/simdpath/pmds")
+            if ports and ports.get("port1_rx"):
+                break
+        except (OSError, ValueError, KeyError):
+            continue
+    proc.communicate(timeout=60)
+    check(ports and ports.get("port1_rx", 0) > 0 and "port2_tx" in ports,
+          "telemetry /simdpath/ports: %s" % ports)
+    check(pmds and pmds.get("pmd0_packets", 0) > 0,
+          "telemetry /simdpath/pmds: %s" % pmds)
+
+
 def main():
     tests = [test_demo, test_errors, test_multiport_ring, test_two_pmds,
+             test_telemetry,
              test_control_under_traffic, test_every_impl_on_corpus]
     for t in tests:
         t()
