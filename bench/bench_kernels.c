@@ -53,7 +53,7 @@ row(const char *kernel, const char *what, const char *variant, double ticks,
 {
     double per = ticks / items;
 
-    printf("%-11s %-22s %-8s %10.2f %9.2f %8.2fx\n", kernel, what, variant,
+    printf("%-11s %-22s %-10s %10.2f %9.2f %8.2fx\n", kernel, what, variant,
            per, per / sp_ticks_per_ns(), scalar / ticks);
 }
 
@@ -83,7 +83,7 @@ main(int argc, char **argv)
     printf("TSC %.3f ticks/ns; median of %u samples; ratio = scalar "
            "ticks / variant ticks (same run)\n",
            sp_ticks_per_ns(), samples);
-    printf("%-11s %-22s %-8s %10s %9s %9s\n", "kernel", "case", "variant",
+    printf("%-11s %-22s %-10s %10s %9s %9s\n", "kernel", "case", "variant",
            "ticks/item", "ns/item", "vs scalar");
     for (int masked = 0; masked < 2; masked++) {
         double scalar = 0;
