@@ -469,6 +469,7 @@ test_changes_under_traffic(void **state)
         while (total_rx(dp) == before) {
             usleep(100);
         }
+        sp_dp_maintain(dp);
         assert_int_equal(sp_dp_flow_del(dp, rule, &column, &err), 0);
     }
     sp_dp_stop(dp);

@@ -92,6 +92,10 @@ int sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err);
 void sp_dp_flows_dump(struct sp_dp *dp, FILE *out);
 unsigned sp_dp_flow_count(struct sp_dp *dp);
 
+/* Housekeeping, about once a second from a control thread: subtables are
+ * reordered by recent hits (within equal highest priority). */
+void sp_dp_maintain(struct sp_dp *dp);
+
 /* The PMD loop of thread 'pmd' (0..n_pmds-1); returns after sp_dp_stop. */
 int sp_dp_pmd_run(struct sp_dp *dp, unsigned pmd);
 void sp_dp_stop(struct sp_dp *dp);

@@ -390,12 +390,17 @@ static void
 wait_for_stop(struct sp_dp *dp, const struct run_options *o)
 {
     double start = now_seconds(), last_change = start;
+    double last_maintenance = start;
     uint64_t last_rx = 0;
 
     while (!stop_requested) {
         double now = now_seconds();
         uint64_t rx = total_rx(dp, o->n_ports);
 
+        if (now - last_maintenance >= 1.0) {
+            sp_dp_maintain(dp);
+            last_maintenance = now;
+        }
         if (rx != last_rx) {
             last_rx = rx;
             last_change = now;

@@ -299,6 +299,12 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
 }
 
 void
+sp_dp_maintain(struct sp_dp *dp)
+{
+    sp_cls_sort(dp->cls);
+}
+
+void
 sp_dp_stop(struct sp_dp *dp)
 {
     __atomic_store_n(&dp->stop, true, __ATOMIC_RELEASE);
