@@ -34,37 +34,43 @@ load_chunk(const uint8_t *p, uint32_t len, uint32_t c)
             (const __m128i *)(sp_mfex_shift_down + (start + 16 - len))));
 }
 
+/* The probe reads the first 32 bytes, all in the packet: len >= 42. */
 static inline bool
-probe_matches(const struct sp_mfex_profile *prof, const uint8_t *win,
-              uint32_t len)
+probe_matches(const struct sp_mfex_profile *prof, __m256i head, uint32_t len)
 {
-    __m256i bytes = _mm256_loadu_si256((const __m256i *)win);
     __m256i mask = _mm256_load_si256((const __m256i *)prof->probe_mask);
     __m256i value = _mm256_load_si256((const __m256i *)prof->probe_value);
-    __m256i eq = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, mask), value);
+    __m256i eq = _mm256_cmpeq_epi8(_mm256_and_si256(head, mask), value);
 
     return len >= prof->min_len && _mm256_movemask_epi8(eq) == -1;
 }
 
-/* 32 key bytes from the shuffles, keep and set at 'half' (0 or 32). */
-static inline __m256i
-build_half(const struct sp_mfex_profile *prof, const uint8_t *win,
-           unsigned half)
+/* The key from the shuffles, keep and set: each chunk is loaded once for
+ * both halves (the compiler does not share them across two calls). */
+static inline void
+build_key(const struct sp_mfex_profile *prof, const uint8_t *win,
+          struct sp_flow_key *key)
 {
-    __m256i key = _mm256_setzero_si256();
+    __m256i lo = _mm256_setzero_si256();
+    __m256i hi = _mm256_setzero_si256();
 
+#pragma GCC unroll 5
     for (uint32_t c = 0; c < CHUNKS; c++) {
         __m256i chunk = _mm256_broadcastsi128_si256(
             _mm_loadu_si128((const __m128i *)(win + 16 * c)));
-        __m256i ctrl =
-            _mm256_load_si256((const __m256i *)(prof->shuffle[c] + half));
+        const __m256i *ctrl = (const __m256i *)prof->shuffle[c];
 
-        key = _mm256_or_si256(key, _mm256_shuffle_epi8(chunk, ctrl));
+        lo = _mm256_or_si256(lo, _mm256_shuffle_epi8(chunk, ctrl[0]));
+        hi = _mm256_or_si256(hi, _mm256_shuffle_epi8(chunk, ctrl[1]));
     }
-    key = _mm256_and_si256(
-        key, _mm256_load_si256((const __m256i *)(prof->keep + half)));
-    return _mm256_or_si256(
-        key, _mm256_load_si256((const __m256i *)(prof->set + half)));
+    lo = _mm256_and_si256(lo, _mm256_load_si256((const __m256i *)prof->keep));
+    lo = _mm256_or_si256(lo, _mm256_load_si256((const __m256i *)prof->set));
+    hi = _mm256_and_si256(
+        hi, _mm256_load_si256((const __m256i *)(prof->keep + 32)));
+    hi = _mm256_or_si256(hi,
+                         _mm256_load_si256((const __m256i *)(prof->set + 32)));
+    _mm256_storeu_si256((__m256i *)key, lo);
+    _mm256_storeu_si256((__m256i *)key + 1, hi);
 }
 
 void
@@ -73,6 +79,7 @@ sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
 {
     /* Traffic comes in runs of one shape: try the last profile first. */
     const struct sp_mfex_profile *prof = &sp_mfex_profiles[0];
+    uint32_t slow = 0; /* packets for the scalar parser, after the loop */
 
     for (uint32_t i = 0; i < n; i++) {
         struct sp_packet *pkt = pkts[i];
@@ -80,9 +87,22 @@ sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
         const uint8_t *win = p; /* SP_MFEX_WINDOW readable bytes */
         uint32_t len = pkt->len;
         uint8_t copy[SP_MFEX_WINDOW] __attribute__((aligned(16)));
+        __m256i head;
 
         if (len < SP_MFEX_MIN_LEN) {
-            sp_scalar_mfex_packet(pkt, &keys[i]);
+            slow |= UINT32_C(1) << i;
+            continue;
+        }
+        head = _mm256_loadu_si256((const __m256i *)p);
+        if (!probe_matches(prof, head, len)) {
+            prof = &sp_mfex_profiles[sp_mfex_profile_guess(p)];
+            if (!probe_matches(prof, head, len)) {
+                slow |= UINT32_C(1) << i;
+                continue;
+            }
+        }
+        if (!sp_mfex_profile_lengths_ok(prof, p, len)) {
+            slow |= UINT32_C(1) << i;
             continue;
         }
         if (len < SP_MFEX_WINDOW) {
@@ -92,17 +112,8 @@ sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
             }
             win = copy;
         }
-        if (!probe_matches(prof, win, len)) {
-            prof = &sp_mfex_profiles[sp_mfex_profile_guess(p)];
-        }
-        if (!probe_matches(prof, win, len) ||
-            !sp_mfex_profile_lengths_ok(prof, p, len)) {
-            sp_scalar_mfex_packet(pkt, &keys[i]);
-            continue;
-        }
-        _mm256_storeu_si256((__m256i *)&keys[i], build_half(prof, win, 0));
-        _mm256_storeu_si256((__m256i *)&keys[i] + 1,
-                            build_half(prof, win, 32));
+        build_key(prof, win, &keys[i]);
         sp_mfex_profile_finish(prof, pkt, &keys[i]);
     }
+    sp_scalar_mfex_lanes(pkts, slow, keys);
 }
