@@ -47,6 +47,7 @@ struct sp_mfex_profile {
     uint8_t min_len;    /* through the L4 header */
     uint8_t ip_len_ofs; /* the IPv4 total or IPv6 payload length */
     uint8_t ip_len_add; /* added to it: the IP bytes it says there are */
+    uint8_t chunks;     /* 16-byte chunks of the packet perm reads */
     /* The bytes perm reads, all below min_len: [0, 64) and [64, 80). */
     uint64_t lo_bytes;
     uint64_t hi_bytes;

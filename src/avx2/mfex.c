@@ -45,8 +45,20 @@ probe_matches(const struct sp_mfex_profile *prof, __m256i head, uint32_t len)
     return len >= prof->min_len && _mm256_movemask_epi8(eq) == -1;
 }
 
-/* The key from the shuffles, keep and set: each chunk is loaded once for
- * both halves (the compiler does not share them across two calls). */
+/* Chunk c of win shuffled into both key halves: loaded once for both. */
+static inline void
+shuffle_chunk(const struct sp_mfex_profile *prof, const uint8_t *win,
+              uint32_t c, __m256i *lo, __m256i *hi)
+{
+    __m256i chunk = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128((const __m128i *)(win + 16 * c)));
+    const __m256i *ctrl = (const __m256i *)prof->shuffle[c];
+
+    *lo = _mm256_or_si256(*lo, _mm256_shuffle_epi8(chunk, ctrl[0]));
+    *hi = _mm256_or_si256(*hi, _mm256_shuffle_epi8(chunk, ctrl[1]));
+}
+
+/* The key from the shuffles, keep and set. */
 static inline void
 build_key(const struct sp_mfex_profile *prof, const uint8_t *win,
           struct sp_flow_key *key)
@@ -54,14 +66,19 @@ build_key(const struct sp_mfex_profile *prof, const uint8_t *win,
     __m256i lo = _mm256_setzero_si256();
     __m256i hi = _mm256_setzero_si256();
 
-#pragma GCC unroll 5
-    for (uint32_t c = 0; c < CHUNKS; c++) {
-        __m256i chunk = _mm256_broadcastsi128_si256(
-            _mm_loadu_si128((const __m128i *)(win + 16 * c)));
-        const __m256i *ctrl = (const __m256i *)prof->shuffle[c];
-
-        lo = _mm256_or_si256(lo, _mm256_shuffle_epi8(chunk, ctrl[0]));
-        hi = _mm256_or_si256(hi, _mm256_shuffle_epi8(chunk, ctrl[1]));
+    /* Only the chunks the profile reads: the others' controls are all
+     * zeroing. Highest first, falling through to chunk 0. */
+    switch (prof->chunks) {
+    case 5:
+        shuffle_chunk(prof, win, 4, &lo, &hi);
+        /* fall through */
+    case 4:
+        shuffle_chunk(prof, win, 3, &lo, &hi);
+        /* fall through */
+    default:
+        shuffle_chunk(prof, win, 2, &lo, &hi);
+        shuffle_chunk(prof, win, 1, &lo, &hi);
+        shuffle_chunk(prof, win, 0, &lo, &hi);
     }
     lo = _mm256_and_si256(lo, _mm256_load_si256((const __m256i *)prof->keep));
     lo = _mm256_or_si256(lo, _mm256_load_si256((const __m256i *)prof->set));
@@ -84,7 +101,7 @@ sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
     for (uint32_t i = 0; i < n; i++) {
         struct sp_packet *pkt = pkts[i];
         const uint8_t *p = pkt->data;
-        const uint8_t *win = p; /* SP_MFEX_WINDOW readable bytes */
+        const uint8_t *win = p; /* prof->chunks readable chunks */
         uint32_t len = pkt->len;
         uint8_t copy[SP_MFEX_WINDOW] __attribute__((aligned(16)));
         __m256i head;
@@ -105,8 +122,8 @@ sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
             slow |= UINT32_C(1) << i;
             continue;
         }
-        if (len < SP_MFEX_WINDOW) {
-            for (uint32_t c = 0; c < CHUNKS; c++) {
+        if (len < 16 * (uint32_t)prof->chunks) {
+            for (uint32_t c = 0; c < prof->chunks; c++) {
                 _mm_store_si128((__m128i *)(copy + 16 * c),
                                 load_chunk(p, len, c));
             }

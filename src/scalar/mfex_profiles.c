@@ -104,7 +104,8 @@
         .l3_ofs = L3(vlan), .l4_ofs = L3(vlan) + 20,                         \
         .min_len = MIN_LEN(vlan, 20, is_tcp), .ip_len_ofs = L3(vlan) + 2,    \
         .ip_len_add = 0, .lo_bytes = BYTES_BELOW(MIN_LEN(vlan, 20, is_tcp)), \
-        .hi_bytes = 0, .ipv6 = false, .tcp = (is_tcp) != 0,                  \
+        .hi_bytes = 0, .chunks = CHUNKS_READ(vlan, 20, is_tcp),              \
+        .ipv6 = false, .tcp = (is_tcp) != 0,                                 \
     }
 
 #define IPV6_PROFILE(vlan, is_tcp)                                            \
@@ -120,12 +121,16 @@
         .min_len = MIN_LEN(vlan, 40, is_tcp), .ip_len_ofs = L3(vlan) + 4,     \
         .ip_len_add = 40, .lo_bytes = BYTES_BELOW(MIN_LEN(vlan, 40, is_tcp)), \
         .hi_bytes = BYTES_BELOW(MIN_LEN(vlan, 40, is_tcp) - 64),              \
-        .ipv6 = true, .tcp = (is_tcp) != 0,                                   \
+        .chunks = CHUNKS_READ(vlan, 40, is_tcp), .ipv6 = true,                \
+        .tcp = (is_tcp) != 0,                                                 \
     }
 
 #define L3(vlan) ((vlan) ? 18 : 14)
 /* Through the L4 header; every byte perm reads is below it. */
 #define MIN_LEN(vlan, l3_len, tcp) (L3(vlan) + (l3_len) + ((tcp) ? 20 : 8))
+/* The last byte perm reads is the last of the ports or of the TCP flags. */
+#define CHUNKS_READ(vlan, l3_len, tcp) \
+    ((L3(vlan) + (l3_len) + ((tcp) ? 13 : 3)) / 16 + 1)
 /* Bits 0..n-1, n <= 64; none when n is negative. */
 #define BYTES_BELOW(n) \
     ((n) <= 0 ? 0 : (n) >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << ((n)&63)) - 1)
