@@ -48,22 +48,47 @@ permute_bytes(__m512i lo, __m512i hi, __m512i perm)
 #endif
 }
 
+/* A profile's vectors and masks, kept in registers while packets keep
+ * matching it (the compiler reloads them from the profile after every
+ * store otherwise). */
+struct loaded_profile {
+    const struct sp_mfex_profile *prof;
+    __m256i probe_mask, probe_value;
+    __m512i perm, keep, set;
+    __mmask64 lo_bytes, hi_bytes;
+    uint32_t min_len;
+};
+
+static inline struct loaded_profile
+load_profile(const struct sp_mfex_profile *prof)
+{
+    return (struct loaded_profile){
+        .prof = prof,
+        .probe_mask = _mm256_load_si256((const __m256i *)prof->probe_mask),
+        .probe_value = _mm256_load_si256((const __m256i *)prof->probe_value),
+        .perm = _mm512_load_si512(prof->perm),
+        .keep = _mm512_load_si512(prof->keep),
+        .set = _mm512_load_si512(prof->set),
+        .lo_bytes = prof->lo_bytes,
+        .hi_bytes = prof->hi_bytes,
+        .min_len = prof->min_len,
+    };
+}
+
 /* The probe reads the first 32 bytes, all in the packet: len >= 42. */
 static inline bool
-probe_matches(const struct sp_mfex_profile *prof, __m256i head, uint32_t len)
+probe_matches(const struct loaded_profile *lp, __m256i head, uint32_t len)
 {
-    __m256i mask = _mm256_load_si256((const __m256i *)prof->probe_mask);
-    __m256i value = _mm256_load_si256((const __m256i *)prof->probe_value);
-
-    return len >= prof->min_len &&
-           !_mm256_cmpneq_epi8_mask(_mm256_and_si256(head, mask), value);
+    return len >= lp->min_len &&
+           !_mm256_cmpneq_epi8_mask(_mm256_and_si256(head, lp->probe_mask),
+                                    lp->probe_value);
 }
 
 void
 MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
 {
     /* Traffic comes in runs of one shape: try the last profile first. */
-    const struct sp_mfex_profile *prof = &sp_mfex_profiles[0];
+    struct loaded_profile lp = load_profile(&sp_mfex_profiles[0]);
     uint32_t slow = 0; /* packets for the scalar parser, after the loop */
 
     for (uint32_t i = 0; i < n; i++) {
@@ -78,27 +103,33 @@ MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
             continue;
         }
         head = _mm256_loadu_si256((const __m256i *)p);
-        if (!probe_matches(prof, head, len)) {
-            prof = &sp_mfex_profiles[sp_mfex_profile_guess(p)];
-            if (!probe_matches(prof, head, len)) {
+        if (!probe_matches(&lp, head, len)) {
+            const struct sp_mfex_profile *guess =
+                &sp_mfex_profiles[sp_mfex_profile_guess(p)];
+
+            if (guess == lp.prof) { /* its probe just failed */
+                slow |= UINT32_C(1) << i;
+                continue;
+            }
+            lp = load_profile(guess);
+            if (!probe_matches(&lp, head, len)) {
                 slow |= UINT32_C(1) << i;
                 continue;
             }
         }
-        if (!sp_mfex_profile_lengths_ok(prof, p, len)) {
+        if (!sp_mfex_profile_lengths_ok(lp.prof, p, len)) {
             slow |= UINT32_C(1) << i;
             continue;
         }
         /* Only the bytes the permute reads, all below min_len <= len. */
-        lo = _mm512_maskz_loadu_epi8(prof->lo_bytes, p);
-        hi = _mm512_maskz_loadu_epi8(prof->hi_bytes, p + 64);
-        key = permute_bytes(lo, hi, _mm512_load_si512(prof->perm));
+        lo = _mm512_maskz_loadu_epi8(lp.lo_bytes, p);
+        hi = _mm512_maskz_loadu_epi8(lp.hi_bytes, p + 64);
+        key = permute_bytes(lo, hi, lp.perm);
 
         /* (key & keep) | set */
-        key = _mm512_ternarylogic_epi64(key, _mm512_load_si512(prof->keep),
-                                        _mm512_load_si512(prof->set), 0xea);
+        key = _mm512_ternarylogic_epi64(key, lp.keep, lp.set, 0xea);
         _mm512_storeu_si512(&keys[i], key);
-        sp_mfex_profile_finish(prof, pkt, &keys[i]);
+        sp_mfex_profile_finish(lp.prof, pkt, &keys[i]);
     }
     sp_scalar_mfex_lanes(pkts, slow, keys);
 }
