@@ -112,7 +112,14 @@ sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
         }
         head = _mm256_loadu_si256((const __m256i *)p);
         if (!probe_matches(prof, head, len)) {
-            prof = &sp_mfex_profiles[sp_mfex_profile_guess(p)];
+            const struct sp_mfex_profile *guess =
+                &sp_mfex_profiles[sp_mfex_profile_guess(p)];
+
+            if (guess == prof) { /* its probe just failed */
+                slow |= UINT32_C(1) << i;
+                continue;
+            }
+            prof = guess;
             if (!probe_matches(prof, head, len)) {
                 slow |= UINT32_C(1) << i;
                 continue;
