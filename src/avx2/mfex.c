@@ -34,15 +34,39 @@ load_chunk(const uint8_t *p, uint32_t len, uint32_t c)
             (const __m128i *)(sp_mfex_shift_down + (start + 16 - len))));
 }
 
+/* A profile's probe, keep and set vectors, kept in registers while
+ * packets keep matching it (the compiler reloads them from the profile
+ * after every store otherwise); the shuffle controls are memory operands.
+ */
+struct loaded_profile {
+    const struct sp_mfex_profile *prof;
+    __m256i probe_mask, probe_value;
+    __m256i keep[2], set[2];
+};
+
+static inline struct loaded_profile
+load_profile(const struct sp_mfex_profile *prof)
+{
+    const __m256i *keep = (const __m256i *)prof->keep;
+    const __m256i *set = (const __m256i *)prof->set;
+
+    return (struct loaded_profile){
+        .prof = prof,
+        .probe_mask = _mm256_load_si256((const __m256i *)prof->probe_mask),
+        .probe_value = _mm256_load_si256((const __m256i *)prof->probe_value),
+        .keep = {keep[0], keep[1]},
+        .set = {set[0], set[1]},
+    };
+}
+
 /* The probe reads the first 32 bytes, all in the packet: len >= 42. */
 static inline bool
-probe_matches(const struct sp_mfex_profile *prof, __m256i head, uint32_t len)
+probe_matches(const struct loaded_profile *lp, __m256i head, uint32_t len)
 {
-    __m256i mask = _mm256_load_si256((const __m256i *)prof->probe_mask);
-    __m256i value = _mm256_load_si256((const __m256i *)prof->probe_value);
-    __m256i eq = _mm256_cmpeq_epi8(_mm256_and_si256(head, mask), value);
+    __m256i eq = _mm256_cmpeq_epi8(_mm256_and_si256(head, lp->probe_mask),
+                                   lp->probe_value);
 
-    return len >= prof->min_len && _mm256_movemask_epi8(eq) == -1;
+    return len >= lp->prof->min_len && _mm256_movemask_epi8(eq) == -1;
 }
 
 /* Chunk c of win shuffled into both key halves: loaded once for both. */
@@ -60,9 +84,10 @@ shuffle_chunk(const struct sp_mfex_profile *prof, const uint8_t *win,
 
 /* The key from the shuffles, keep and set. */
 static inline void
-build_key(const struct sp_mfex_profile *prof, const uint8_t *win,
+build_key(const struct loaded_profile *lp, const uint8_t *win,
           struct sp_flow_key *key)
 {
+    const struct sp_mfex_profile *prof = lp->prof;
     __m256i lo = _mm256_setzero_si256();
     __m256i hi = _mm256_setzero_si256();
 
@@ -80,12 +105,8 @@ build_key(const struct sp_mfex_profile *prof, const uint8_t *win,
         shuffle_chunk(prof, win, 1, &lo, &hi);
         shuffle_chunk(prof, win, 0, &lo, &hi);
     }
-    lo = _mm256_and_si256(lo, _mm256_load_si256((const __m256i *)prof->keep));
-    lo = _mm256_or_si256(lo, _mm256_load_si256((const __m256i *)prof->set));
-    hi = _mm256_and_si256(
-        hi, _mm256_load_si256((const __m256i *)(prof->keep + 32)));
-    hi = _mm256_or_si256(hi,
-                         _mm256_load_si256((const __m256i *)(prof->set + 32)));
+    lo = _mm256_or_si256(_mm256_and_si256(lo, lp->keep[0]), lp->set[0]);
+    hi = _mm256_or_si256(_mm256_and_si256(hi, lp->keep[1]), lp->set[1]);
     _mm256_storeu_si256((__m256i *)key, lo);
     _mm256_storeu_si256((__m256i *)key + 1, hi);
 }
@@ -95,7 +116,7 @@ sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
              struct sp_flow_key *keys)
 {
     /* Traffic comes in runs of one shape: try the last profile first. */
-    const struct sp_mfex_profile *prof = &sp_mfex_profiles[0];
+    struct loaded_profile lp = load_profile(&sp_mfex_profiles[0]);
     uint32_t slow = 0; /* packets for the scalar parser, after the loop */
 
     for (uint32_t i = 0; i < n; i++) {
@@ -111,33 +132,33 @@ sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
             continue;
         }
         head = _mm256_loadu_si256((const __m256i *)p);
-        if (!probe_matches(prof, head, len)) {
+        if (!probe_matches(&lp, head, len)) {
             const struct sp_mfex_profile *guess =
                 &sp_mfex_profiles[sp_mfex_profile_guess(p)];
 
-            if (guess == prof) { /* its probe just failed */
+            if (guess == lp.prof) { /* its probe just failed */
                 slow |= UINT32_C(1) << i;
                 continue;
             }
-            prof = guess;
-            if (!probe_matches(prof, head, len)) {
+            lp = load_profile(guess);
+            if (!probe_matches(&lp, head, len)) {
                 slow |= UINT32_C(1) << i;
                 continue;
             }
         }
-        if (!sp_mfex_profile_lengths_ok(prof, p, len)) {
+        if (!sp_mfex_profile_lengths_ok(lp.prof, p, len)) {
             slow |= UINT32_C(1) << i;
             continue;
         }
-        if (len < 16 * (uint32_t)prof->chunks) {
-            for (uint32_t c = 0; c < prof->chunks; c++) {
+        if (len < 16 * (uint32_t)lp.prof->chunks) {
+            for (uint32_t c = 0; c < lp.prof->chunks; c++) {
                 _mm_store_si128((__m128i *)(copy + 16 * c),
                                 load_chunk(p, len, c));
             }
             win = copy;
         }
-        build_key(prof, win, &keys[i]);
-        sp_mfex_profile_finish(prof, pkt, &keys[i]);
+        build_key(&lp, win, &keys[i]);
+        sp_mfex_profile_finish(lp.prof, pkt, &keys[i]);
     }
     sp_scalar_mfex_lanes(pkts, slow, keys);
 }
