@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Miniflow extract with AVX2 profiles (see mfex_profile.h). pshufb only
- * shuffles within 16-byte lanes, so the 80-byte window is five 16-byte
- * chunks: each is broadcast to both lanes and shuffled with the profile's
- * control for that chunk (mfex_profile.h), and the results are ORed. The
- * window is loaded without reading past the packet: whole chunks directly, the
- * chunk the packet ends in as the packet's last 16 bytes shifted down (no
- * vpmaskmov, whose fault suppression qemu and valgrind do not honour).
+ * shuffles within 16-byte lanes, so the window is the 16-byte chunks the
+ * profile reads (3 to 5): each is broadcast to both lanes and shuffled with
+ * the profile's controls for that chunk, and the results are ORed. A packet
+ * that ends inside the last of them is first copied without reading past
+ * its end: whole chunks directly, the chunk it ends in as its last 16 bytes
+ * shifted down (no vpmaskmov, whose fault suppression qemu and valgrind do
+ * not honour).
  */
 #include <immintrin.h>
 
@@ -69,6 +70,8 @@ probe_matches(const struct loaded_profile *lp, __m256i head, uint32_t len)
     return len >= lp->prof->min_len && _mm256_movemask_epi8(eq) == -1;
 }
 
+#include "mfex_take.h"
+
 /* Chunk c of win shuffled into both key halves: loaded once for both. */
 static inline void
 shuffle_chunk(const struct sp_mfex_profile *prof, const uint8_t *win,
@@ -115,7 +118,6 @@ void
 sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
              struct sp_flow_key *keys)
 {
-    /* Traffic comes in runs of one shape: try the last profile first. */
     struct loaded_profile lp = load_profile(&sp_mfex_profiles[0]);
     uint32_t slow = 0; /* packets for the scalar parser, after the loop */
 
@@ -125,28 +127,8 @@ sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
         const uint8_t *win = p; /* prof->chunks readable chunks */
         uint32_t len = pkt->len;
         uint8_t copy[SP_MFEX_WINDOW] __attribute__((aligned(16)));
-        __m256i head;
 
-        if (len < SP_MFEX_MIN_LEN) {
-            slow |= UINT32_C(1) << i;
-            continue;
-        }
-        head = _mm256_loadu_si256((const __m256i *)p);
-        if (!probe_matches(&lp, head, len)) {
-            const struct sp_mfex_profile *guess =
-                &sp_mfex_profiles[sp_mfex_profile_guess(p)];
-
-            if (guess == lp.prof) { /* its probe just failed */
-                slow |= UINT32_C(1) << i;
-                continue;
-            }
-            lp = load_profile(guess);
-            if (!probe_matches(&lp, head, len)) {
-                slow |= UINT32_C(1) << i;
-                continue;
-            }
-        }
-        if (!sp_mfex_profile_lengths_ok(lp.prof, p, len)) {
+        if (len < SP_MFEX_MIN_LEN || !take_packet(&lp, p, len)) {
             slow |= UINT32_C(1) << i;
             continue;
         }

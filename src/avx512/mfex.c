@@ -84,10 +84,11 @@ probe_matches(const struct loaded_profile *lp, __m256i head, uint32_t len)
                                     lp->probe_value);
 }
 
+#include "mfex_take.h"
+
 void
 MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
 {
-    /* Traffic comes in runs of one shape: try the last profile first. */
     struct loaded_profile lp = load_profile(&sp_mfex_profiles[0]);
     uint32_t slow = 0; /* packets for the scalar parser, after the loop */
 
@@ -95,29 +96,9 @@ MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
         struct sp_packet *pkt = pkts[i];
         const uint8_t *p = pkt->data;
         uint32_t len = pkt->len;
-        __m256i head;
         __m512i lo, hi, key;
 
-        if (len < SP_MFEX_MIN_LEN) {
-            slow |= UINT32_C(1) << i;
-            continue;
-        }
-        head = _mm256_loadu_si256((const __m256i *)p);
-        if (!probe_matches(&lp, head, len)) {
-            const struct sp_mfex_profile *guess =
-                &sp_mfex_profiles[sp_mfex_profile_guess(p)];
-
-            if (guess == lp.prof) { /* its probe just failed */
-                slow |= UINT32_C(1) << i;
-                continue;
-            }
-            lp = load_profile(guess);
-            if (!probe_matches(&lp, head, len)) {
-                slow |= UINT32_C(1) << i;
-                continue;
-            }
-        }
-        if (!sp_mfex_profile_lengths_ok(lp.prof, p, len)) {
+        if (len < SP_MFEX_MIN_LEN || !take_packet(&lp, p, len)) {
             slow |= UINT32_C(1) << i;
             continue;
         }
