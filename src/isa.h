@@ -18,9 +18,12 @@
     sp_ipv4_rewrite_fn sp_##isa##_ipv4_rewrite; \
     extern const struct sp_kernel_table sp_##isa##_kernels
 
-/* The scalar parser on one packet: the SIMD variants' fallback for the
- * packets none of their profiles match. */
-void sp_scalar_mfex_packet(struct sp_packet *pkt, struct sp_flow_key *key);
+/* The scalar parser on the packets whose bits are set in 'lanes': the SIMD
+ * variants' fallback for the packets none of their profiles match, called
+ * once per batch after their vector loop (the parser is inlined into this
+ * loop, as into sp_scalar_mfex: no call and no vzeroupper per packet). */
+void sp_scalar_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,
+                          struct sp_flow_key *keys);
 
 /* Appends src[i] for each bit i of 'pending' to dst; returns the count.
  * The scalar batch copy, and the SIMD ones for sparse selections, where a

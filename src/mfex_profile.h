@@ -45,7 +45,12 @@ struct sp_mfex_profile {
     uint8_t l3_ofs;
     uint8_t l4_ofs;
     uint8_t min_len;    /* through the L4 header */
-    uint8_t src_chunks; /* 16-byte chunks of the packet perm reads */
+    uint8_t ip_len_ofs; /* the IPv4 total or IPv6 payload length */
+    uint8_t ip_len_add; /* added to it: the IP bytes it says there are */
+    uint8_t chunks;     /* 16-byte chunks of the packet perm reads */
+    /* The bytes perm reads, all below min_len: [0, 64) and [64, 80). */
+    uint64_t lo_bytes;
+    uint64_t hi_bytes;
     bool ipv6;
     bool tcp;
 } __attribute__((aligned(64)));
@@ -81,36 +86,27 @@ sp_mfex_profile_guess(const uint8_t *p)
 }
 
 /* The checks no mask can do: the IP length fields and the TCP data offset
- * agree with the frame, as the scalar parser requires for "ok". The caller
- * has checked len >= prof->min_len, so every byte read here exists. */
+ * agree with the frame, as the scalar parser requires for "ok". ip_bytes,
+ * the IP header and payload the length field claims, must lie within
+ * [min_len - l3_ofs, len - l3_ofs], and the TCP data offset within
+ * [5, TCP bytes / 4]: one unsigned compare each. The caller has checked
+ * len >= prof->min_len, so every byte read here exists. */
 static inline bool
 sp_mfex_profile_lengths_ok(const struct sp_mfex_profile *prof,
                            const uint8_t *p, uint32_t len)
 {
-    uint32_t avail = len - prof->l3_ofs;
-    uint32_t l4_min = prof->min_len - prof->l4_ofs;
-    uint32_t payload;
+    uint32_t ip_bytes =
+        sp_mfex_get_be16(p + prof->ip_len_ofs) + prof->ip_len_add;
+    uint32_t ip_min = prof->min_len - prof->l3_ofs;
 
-    if (prof->ipv6) {
-        payload = sp_mfex_get_be16(p + prof->l3_ofs + 4);
-        if (payload > avail - 40) {
-            return false;
-        }
-    } else {
-        uint32_t total = sp_mfex_get_be16(p + prof->l3_ofs + 2);
-
-        if (total > avail || total < 20) {
-            return false;
-        }
-        payload = total - 20;
-    }
-    if (payload < l4_min) {
+    if (ip_bytes - ip_min > len - prof->min_len) {
         return false;
     }
     if (prof->tcp) {
         uint32_t doff = p[prof->l4_ofs + 12] >> 4;
+        uint32_t ip_hlen = prof->l4_ofs - prof->l3_ofs;
 
-        return doff >= 5 && doff * 4 <= payload;
+        return doff - 5 <= ((ip_bytes - ip_hlen) >> 2) - 5;
     }
     return true;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Miniflow extract with AVX-512 profiles (see mfex_profile.h). The first
- * 80 bytes of a packet are loaded with masked loads, which never touch a
- * byte past its end; each profile's probe is one masked compare; the key
- * is one two-register byte permute, one AND/OR (vpternlog) and one store.
+ * 32 bytes of a packet (it has at least 42) are probed; for a match, the
+ * bytes the profile's permute reads are loaded with masked loads, which
+ * never touch a byte past them; the key is one two-register byte permute,
+ * one AND/OR (vpternlog) and one store.
  *
  * This file is built twice: plain (AVX-512 F/BW/VL/DQ) as sp_avx512_mfex,
  * which emulates the byte permute with two vpermi2w word permutes and
@@ -47,29 +48,49 @@ permute_bytes(__m512i lo, __m512i hi, __m512i perm)
 #endif
 }
 
+/* A profile's vectors and masks, kept in registers while packets keep
+ * matching it (the compiler reloads them from the profile after every
+ * store otherwise). */
+struct loaded_profile {
+    const struct sp_mfex_profile *prof;
+    __m256i probe_mask, probe_value;
+    __m512i perm, keep, set;
+    __mmask64 lo_bytes, hi_bytes;
+    uint32_t min_len;
+};
+
+static inline struct loaded_profile
+load_profile(const struct sp_mfex_profile *prof)
+{
+    return (struct loaded_profile){
+        .prof = prof,
+        .probe_mask = _mm256_load_si256((const __m256i *)prof->probe_mask),
+        .probe_value = _mm256_load_si256((const __m256i *)prof->probe_value),
+        .perm = _mm512_load_si512(prof->perm),
+        .keep = _mm512_load_si512(prof->keep),
+        .set = _mm512_load_si512(prof->set),
+        .lo_bytes = prof->lo_bytes,
+        .hi_bytes = prof->hi_bytes,
+        .min_len = prof->min_len,
+    };
+}
+
+/* The probe reads the first 32 bytes, all in the packet: len >= 42. */
 static inline bool
-probe_matches(const struct sp_mfex_profile *prof, __m512i lo, uint32_t len)
+probe_matches(const struct loaded_profile *lp, __m256i head, uint32_t len)
 {
-    __m256i bytes = _mm512_castsi512_si256(lo);
-    __m256i mask = _mm256_load_si256((const __m256i *)prof->probe_mask);
-    __m256i value = _mm256_load_si256((const __m256i *)prof->probe_value);
-
-    return len >= prof->min_len &&
-           !_mm256_cmpneq_epi8_mask(_mm256_and_si256(bytes, mask), value);
+    return len >= lp->min_len &&
+           !_mm256_cmpneq_epi8_mask(_mm256_and_si256(head, lp->probe_mask),
+                                    lp->probe_value);
 }
 
-/* Bits of the first n bytes, n <= 64. */
-static inline __mmask64
-first_bytes(uint32_t n)
-{
-    return n >= 64 ? ~UINT64_C(0) : _bzhi_u64(~UINT64_C(0), n);
-}
+#include "mfex_take.h"
 
 void
 MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
 {
-    /* Traffic comes in runs of one shape: try the last profile first. */
-    const struct sp_mfex_profile *prof = &sp_mfex_profiles[0];
+    struct loaded_profile lp = load_profile(&sp_mfex_profiles[0]);
+    uint32_t slow = 0; /* packets for the scalar parser, after the loop */
 
     for (uint32_t i = 0; i < n; i++) {
         struct sp_packet *pkt = pkts[i];
@@ -77,31 +98,19 @@ MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
         uint32_t len = pkt->len;
         __m512i lo, hi, key;
 
-        if (len < SP_MFEX_MIN_LEN) {
-            sp_scalar_mfex_packet(pkt, &keys[i]);
+        if (len < SP_MFEX_MIN_LEN || !take_packet(&lp, p, len)) {
+            slow |= UINT32_C(1) << i;
             continue;
         }
-        lo = _mm512_maskz_loadu_epi8(first_bytes(len), p);
-        hi = len > 64 ? _mm512_maskz_loadu_epi8(
-                            first_bytes(len - 64 < SP_MFEX_WINDOW - 64
-                                            ? len - 64
-                                            : SP_MFEX_WINDOW - 64),
-                            p + 64)
-                      : _mm512_setzero_si512();
-        if (!probe_matches(prof, lo, len)) {
-            prof = &sp_mfex_profiles[sp_mfex_profile_guess(p)];
-        }
-        if (!probe_matches(prof, lo, len) ||
-            !sp_mfex_profile_lengths_ok(prof, p, len)) {
-            sp_scalar_mfex_packet(pkt, &keys[i]);
-            continue;
-        }
-        key = permute_bytes(lo, hi, _mm512_load_si512(prof->perm));
+        /* Only the bytes the permute reads, all below min_len <= len. */
+        lo = _mm512_maskz_loadu_epi8(lp.lo_bytes, p);
+        hi = _mm512_maskz_loadu_epi8(lp.hi_bytes, p + 64);
+        key = permute_bytes(lo, hi, lp.perm);
 
         /* (key & keep) | set */
-        key = _mm512_ternarylogic_epi64(key, _mm512_load_si512(prof->keep),
-                                        _mm512_load_si512(prof->set), 0xea);
+        key = _mm512_ternarylogic_epi64(key, lp.keep, lp.set, 0xea);
         _mm512_storeu_si512(&keys[i], key);
-        sp_mfex_profile_finish(prof, pkt, &keys[i]);
+        sp_mfex_profile_finish(lp.prof, pkt, &keys[i]);
     }
+    sp_scalar_mfex_lanes(pkts, slow, keys);
 }

@@ -55,6 +55,7 @@ sp_neon_mfex(struct sp_packet *const *pkts, uint32_t n,
     const uint8x16_t window_base = vdupq_n_u8(64);
     /* Traffic comes in runs of one shape: try the last profile first. */
     const struct sp_mfex_profile *prof = &sp_mfex_profiles[0];
+    uint32_t slow = 0; /* packets for the scalar parser, after the loop */
 
     for (uint32_t i = 0; i < n; i++) {
         struct sp_packet *pkt = pkts[i];
@@ -64,7 +65,7 @@ sp_neon_mfex(struct sp_packet *const *pkts, uint32_t n,
         uint8x16_t tail;
 
         if (len < SP_MFEX_MIN_LEN) {
-            sp_scalar_mfex_packet(pkt, &keys[i]);
+            slow |= UINT32_C(1) << i;
             continue;
         }
         if (len >= SP_MFEX_WINDOW) {
@@ -81,7 +82,7 @@ sp_neon_mfex(struct sp_packet *const *pkts, uint32_t n,
         }
         if (!probe_matches(prof, &w, len) ||
             !sp_mfex_profile_lengths_ok(prof, p, len)) {
-            sp_scalar_mfex_packet(pkt, &keys[i]);
+            slow |= UINT32_C(1) << i;
             continue;
         }
         for (unsigned q = 0; q < 4; q++) {
@@ -95,4 +96,5 @@ sp_neon_mfex(struct sp_packet *const *pkts, uint32_t n,
         }
         sp_mfex_profile_finish(prof, pkt, &keys[i]);
     }
+    sp_scalar_mfex_lanes(pkts, slow, keys);
 }

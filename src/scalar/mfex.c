@@ -321,8 +321,8 @@ parse_frame(struct walk *w)
     }
 }
 
-void
-sp_scalar_mfex_packet(struct sp_packet *pkt, struct sp_flow_key *key)
+static inline void
+parse_packet(struct sp_packet *pkt, struct sp_flow_key *key)
 {
     struct walk w = {pkt, key, pkt->data, pkt->len};
 
@@ -338,6 +338,18 @@ sp_scalar_mfex(struct sp_packet *const *pkts, uint32_t n,
                struct sp_flow_key *keys)
 {
     for (uint32_t i = 0; i < n; i++) {
-        sp_scalar_mfex_packet(pkts[i], &keys[i]);
+        parse_packet(pkts[i], &keys[i]);
+    }
+}
+
+void
+sp_scalar_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,
+                     struct sp_flow_key *keys)
+{
+    while (lanes) {
+        unsigned i = (unsigned)__builtin_ctz(lanes);
+
+        parse_packet(pkts[i], &keys[i]);
+        lanes &= lanes - 1;
     }
 }
