@@ -100,6 +100,18 @@ expect 0 "autovalidate" -- --impl autovalidate impls &&
     has "$out" "autovalidate" "autovalidate shown"
 expect 0 "max-simd 128" -- --max-simd 128 impls
 
+expect 1 "ctl without a running simdpath" -- ctl --socket /nonexistent/ctl \
+    counters-show && has "$err" "cannot connect to /nonexistent/ctl" \
+    "ctl names the socket it tried"
+expect 2 "ctl without a command" -- ctl
+if run run --help >"$out" 2>"$err"; then
+    passed=$((passed + 1))
+    has "$out" "--flows FILE" "run --help lists its options"
+else
+    # Built without DPDK (the arm64 cross build): run says so.
+    has "$err" "built without DPDK" "run without DPDK explains itself"
+fi
+
 expect 0 "self-check" -- check --rounds 3000 && has "$out" "PASS" "check"
 expect 2 "check bad rounds" -- check --rounds x
 expect 2 "check extra argument" -- check extra
