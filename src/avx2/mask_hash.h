@@ -3,14 +3,14 @@
  * The first pass of the x86 subtable lookups (AVX2 and AVX-512): mask each
  * key, hash it with the SSE4.2 crc32 instruction (the hash kernel's value)
  * and prefetch the first candidate bucket, so that the bucket misses of
- * large tables overlap before the probing pass needs them.
+ * large tables overlap before the probing passes (cls_probe.h) need them.
  */
 #ifndef SP_AVX2_MASK_HASH_H
 #define SP_AVX2_MASK_HASH_H
 
 #include <immintrin.h>
 
-#include "simdpath/classifier.h"
+#include "cls_probe.h"
 
 static inline void
 sp_x86_mask_and_hash(const struct sp_cls_subtable *st,
@@ -27,9 +27,8 @@ sp_x86_mask_and_hash(const struct sp_cls_subtable *st,
             crc = _mm_crc32_u64(crc, masked[i].blocks[b]);
         }
         hashes[i] = ~(uint32_t)crc;
-        _mm_prefetch((const char *)&buckets
-                         ->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)],
-                     _MM_HINT_T0);
+        sp_cls_prefetch_bucket(
+            &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)]);
     }
 }
 

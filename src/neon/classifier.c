@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Subtable lookup with NEON: mask with 128-bit ANDs and hash with the
- * Armv8 crc32cx instruction (the hash kernel's value), prefetch the first
- * bucket, then per bucket probed (the second only if keys moved out of the
- * first) two 128-bit signature compares and a 64-byte key compare per
- * candidate slot (compare.h).
+ * Armv8 crc32cx instruction (the hash kernel's value), prefetching the
+ * first bucket, then the probing passes of cls_probe.h with two 128-bit
+ * signature compares per bucket and a 64-byte key compare per candidate
+ * slot (compare.h).
  */
 #include <arm_acle.h>
 
+#include "cls_probe.h"
 #include "isa.h"
 #include "neon/compare.h"
-#include "simdpath/classifier.h"
+
+static inline __attribute__((always_inline)) uint32_t
+sig_match(const struct sp_cls_bucket *b, uint32_t hash)
+{
+    return sp_neon_sig_match(b->sigs, hash);
+}
 
 uint32_t
 sp_neon_classifier(const struct sp_cls_subtable *st,
@@ -21,7 +27,6 @@ sp_neon_classifier(const struct sp_cls_subtable *st,
     struct sp_flow_key masked[SP_BATCH_MAX];
     uint32_t hashes[SP_BATCH_MAX];
     uint64x2_t m[4];
-    uint32_t found = 0;
 
     todo &= sp_batch_lanes(n);
     for (unsigned q = 0; q < 4; q++) {
@@ -39,31 +44,9 @@ sp_neon_classifier(const struct sp_cls_subtable *st,
             crc = __crc32cd(crc, masked[i].blocks[b]);
         }
         hashes[i] = ~crc;
-        __builtin_prefetch(
+        sp_cls_prefetch_bucket(
             &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)]);
     }
-    for (; todo; todo &= todo - 1) {
-        unsigned i = (unsigned)__builtin_ctz(todo);
-
-        for (unsigned w = 0; w < 2 && !(found >> i & 1); w++) {
-            const struct sp_cls_bucket *b =
-                &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, w)];
-            uint32_t slots = sp_neon_sig_match(b->sigs, hashes[i]);
-
-            for (; slots; slots &= slots - 1) {
-                const struct sp_rule *r = __atomic_load_n(
-                    &b->rules[__builtin_ctz(slots)], __ATOMIC_ACQUIRE);
-
-                if (r && sp_neon_keys_equal(&r->match.key, &masked[i])) {
-                    rules[i] = r;
-                    found |= UINT32_C(1) << i;
-                    break;
-                }
-            }
-            if (!__atomic_load_n(&b->n_moved, __ATOMIC_ACQUIRE)) {
-                break;
-            }
-        }
-    }
-    return found;
+    return sp_cls_probe(buckets, masked, hashes, todo, rules, sig_match,
+                        sp_neon_keys_equal);
 }

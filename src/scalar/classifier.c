@@ -5,8 +5,8 @@
  * moved out of it, its second; compare the blocks of the mask (the block
  * map) with the rule's key.
  */
+#include "cls_probe.h"
 #include "isa.h"
-#include "simdpath/classifier.h"
 
 /* The rule in bucket b matching masked key k (hash h), or NULL. */
 static const struct sp_rule *
@@ -46,7 +46,7 @@ sp_scalar_classifier(const struct sp_cls_subtable *st,
 
     todo &= sp_batch_lanes(n);
     /* First every hash and a prefetch of the first bucket, so the bucket
-     * misses of large tables overlap. */
+     * misses of large tables overlap (cls_probe.h). */
     for (uint32_t pending = todo; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
 
@@ -54,8 +54,27 @@ sp_scalar_classifier(const struct sp_cls_subtable *st,
             masked[i].blocks[blk] = keys[i].blocks[blk] & st->mask.blocks[blk];
         }
         sp_scalar_hash(&masked[i], NULL, 1, &hashes[i]);
-        __builtin_prefetch(
+        sp_cls_prefetch_bucket(
             &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)]);
+    }
+    /* Then, still before any probe, the second bucket of keys that may
+     * have moved and the rule of a first signature match: only hints, the
+     * probes below read every slot and n_moved again. */
+    for (uint32_t pending = todo; pending; pending &= pending - 1) {
+        unsigned i = (unsigned)__builtin_ctz(pending);
+        const struct sp_cls_bucket *b =
+            &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)];
+
+        for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+            if (b->sigs[s] == hashes[i]) {
+                sp_cls_prefetch_rule(b, s);
+                break;
+            }
+        }
+        if (__atomic_load_n(&b->n_moved, __ATOMIC_RELAXED)) {
+            sp_cls_prefetch_bucket(
+                &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 1)]);
+        }
     }
     for (uint32_t pending = todo; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
