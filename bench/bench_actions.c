@@ -194,7 +194,11 @@ main(int argc, char **argv)
                 const struct sp_variant *v = sp_variant_get(i);
                 double t, per;
 
-                if (!sp_variant_allowed(v)) {
+                /* A variant running others' code for both kernels would
+                 * only measure noise. */
+                if (!sp_variant_allowed(v) ||
+                    (sp_variant_provider(v, SP_KERNEL_ipv4_rewrite) != v &&
+                     sp_variant_provider(v, SP_KERNEL_batch_copy) != v)) {
                     continue;
                 }
                 if (sp_dispatch_set_impl(v->name, &err)) {
