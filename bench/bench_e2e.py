@@ -53,9 +53,12 @@ def flow_addr(i):
 
 
 def write_traffic(path, n):
+    """TRAFFIC_FLOWS packets cycling through flows 0..n-1 (a capture of
+    any other size can stall testpmd's pcap replay)."""
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i in range(n):
+        for j in range(TRAFFIC_FLOWS):
+            i = j % n
             udp = struct.pack("!HHHH", 1024 + i % 50000, 4000 + i % 1000,
                               8 + 18, 0) + bytes(18)
             ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0,
