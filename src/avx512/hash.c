@@ -26,10 +26,10 @@ sp_avx512_hash(const struct sp_flow_key *keys, const struct sp_flow_key *mask,
         SP_CRC32C_FOLD_4, SP_CRC32C_FOLD_5, 0, 0);
     /* The CRC's initial value, XORed into the first four bytes. */
     const __m512i init = _mm512_setr_epi64(UINT32_MAX, 0, 0, 0, 0, 0, 0, 0);
-    __m512i m = mask ? _mm512_load_si512(mask) : _mm512_set1_epi64(-1);
+    __m512i m = mask ? _mm512_loadu_si512(mask) : _mm512_set1_epi64(-1);
 
     for (uint32_t i = 0; i < n; i++) {
-        __m512i key = _mm512_and_si512(_mm512_load_si512(&keys[i]), m);
+        __m512i key = _mm512_and_si512(_mm512_loadu_si512(&keys[i]), m);
         __m512i lo, hi, folded;
         __m256i half;
         __m128i rest;
