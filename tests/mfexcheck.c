@@ -13,8 +13,6 @@ static struct sp_packet pkts[SP_BATCH_MAX];
 static uint32_t queued;
 static unsigned size_index; /* which of sp_test_batch_sizes is next */
 static uint64_t checked;
-static const struct sp_variant *variants[SP_VARIANT_MAX];
-static unsigned n_variants;
 
 void
 sp_mfexcheck_init(void)
@@ -23,7 +21,7 @@ sp_mfexcheck_init(void)
         sp_guarded_alloc(&bufs[i], SP_MFEXCHECK_LEN_MAX, 1);
     }
     sp_guarded_alloc(&key_buf, SP_BATCH_MAX * sizeof(struct sp_flow_key), 64);
-    n_variants = sp_test_variants(variants, SP_VARIANT_MAX);
+    sp_test_setup_variants(NULL);
     queued = 0;
     size_index = 0;
     checked = 0;
@@ -84,10 +82,10 @@ sp_mfexcheck_flush(void)
     struct sp_packet meta[SP_BATCH_MAX];
     uint32_t n = queued;
 
-    memcpy(want, run(variants[0], n), n * sizeof want[0]);
+    memcpy(want, run(sp_runnable[0], n), n * sizeof want[0]);
     memcpy(meta, pkts, n * sizeof meta[0]);
-    for (unsigned v = 1; v < n_variants; v++) {
-        const struct sp_flow_key *got = run(variants[v], n);
+    for (unsigned v = 1; v < sp_n_runnable; v++) {
+        const struct sp_flow_key *got = run(sp_runnable[v], n);
 
         for (uint32_t i = 0; i < n; i++) {
             if (!memcmp(&got[i], &want[i], sizeof want[i]) &&
@@ -99,14 +97,15 @@ sp_mfexcheck_flush(void)
             fprintf(stderr,
                     "variant %s differs from scalar on packet %u of %u "
                     "(len %u): l3 %u/%u l4 %u/%u status %s/%s\n",
-                    variants[v]->name, i, n, pkts[i].len, pkts[i].l3_ofs,
+                    sp_runnable[v]->name, i, n, pkts[i].len, pkts[i].l3_ofs,
                     meta[i].l3_ofs, pkts[i].l4_ofs, meta[i].l4_ofs,
                     sp_mfex_status_name(pkts[i].status),
                     sp_mfex_status_name(meta[i].status));
             hex("packet", pkts[i].data, pkts[i].len);
             hex("variant key", &got[i], sizeof got[i]);
             hex("scalar key", &want[i], sizeof want[i]);
-            fail_msg("mfex variant %s differs from scalar", variants[v]->name);
+            fail_msg("mfex variant %s differs from scalar",
+                     sp_runnable[v]->name);
         }
     }
     checked += n;

@@ -18,17 +18,6 @@
 #define HEADROOM 64
 #define N_PORTS  4
 
-static const struct sp_variant *variants[SP_VARIANT_MAX];
-static unsigned n_variants;
-
-static int
-setup(void **state)
-{
-    (void)state;
-    n_variants = sp_test_variants(variants, SP_VARIANT_MAX);
-    return 0;
-}
-
 static int
 reset_dispatch(void **state)
 {
@@ -357,10 +346,10 @@ check_ipv4_checksums(const struct sp_packet *pkt)
 static void
 for_each_variant(void (*fn)(void))
 {
-    for (unsigned v = 0; v < n_variants; v++) {
+    for (unsigned v = 0; v < sp_n_runnable; v++) {
         struct sp_err err;
 
-        assert_int_equal(sp_dispatch_set_impl(variants[v]->name, &err), 0);
+        assert_int_equal(sp_dispatch_set_impl(sp_runnable[v]->name, &err), 0);
         fn();
     }
     sp_dispatch_reset();
@@ -884,13 +873,14 @@ test_random_ipv4_lists(void **state)
         }
         strcat(text, sp_random_below(&rng, 2) ? "output:2" : "output:3");
         a = parse_ok(text, &udp);
-        for (unsigned v = 0; v < n_variants; v++) {
+        for (unsigned v = 0; v < sp_n_runnable; v++) {
             struct sp_err err;
             struct sp_action_ctx ctx;
             struct sp_packet *pkts[SP_BATCH_MAX];
             struct sp_random frames = {seed};
 
-            assert_int_equal(sp_dispatch_set_impl(variants[v]->name, &err), 0);
+            assert_int_equal(sp_dispatch_set_impl(sp_runnable[v]->name, &err),
+                             0);
             for (uint32_t i = 0; i < n; i++) {
                 uint8_t frame[128];
                 uint16_t l3, l4;
@@ -947,5 +937,6 @@ main(void)
         cmocka_unit_test_teardown(test_random_ipv4_lists, reset_dispatch),
     };
 
-    return cmocka_run_group_tests_name("actions", tests, setup, NULL);
+    return cmocka_run_group_tests_name("actions", tests,
+                                       sp_test_setup_variants, NULL);
 }

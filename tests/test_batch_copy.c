@@ -6,17 +6,6 @@
 #include "simdpath/random.h"
 #include "testlib.h"
 
-static const struct sp_variant *variants[SP_VARIANT_MAX];
-static unsigned n_variants;
-
-static int
-setup(void **state)
-{
-    (void)state;
-    n_variants = sp_test_variants(variants, SP_VARIANT_MAX);
-    return 0;
-}
-
 /* The expected output, written without any kernel. */
 static uint32_t
 expected(void **dst, void *const *src, uint32_t n, uint32_t select)
@@ -46,16 +35,16 @@ check_one(uint32_t n, uint32_t select, uint64_t seed)
     src = (void **)src_buf.data;
     sp_random_fill(&rng, src, n * sizeof(void *));
     count = expected(want, src, n, select);
-    for (unsigned v = 0; v < n_variants; v++) {
+    for (unsigned v = 0; v < sp_n_runnable; v++) {
         uint32_t got;
 
         sp_guarded_alloc(&dst_buf, count * sizeof(void *), sizeof(void *));
-        got = variants[v]->kernels->batch_copy((void **)dst_buf.data, src, n,
-                                               select);
+        got = sp_runnable[v]->kernels->batch_copy((void **)dst_buf.data, src,
+                                                  n, select);
         if (got != count ||
             memcmp(dst_buf.data, want, count * sizeof(void *))) {
             fail_msg("variant %s: n=%u select=%#x: %u pointers, want %u",
-                     variants[v]->name, n, select, got, count);
+                     sp_runnable[v]->name, n, select, got, count);
         }
         sp_guarded_check(&dst_buf);
         sp_guarded_free(&dst_buf);
@@ -118,5 +107,6 @@ main(void)
         cmocka_unit_test(test_every_group_pattern),
     };
 
-    return cmocka_run_group_tests_name("batch_copy", tests, setup, NULL);
+    return cmocka_run_group_tests_name("batch_copy", tests,
+                                       sp_test_setup_variants, NULL);
 }

@@ -14,13 +14,10 @@
 #include "simdpath/random.h"
 #include "testlib.h"
 
-static const struct sp_variant *variants[SP_VARIANT_MAX];
-static unsigned n_variants;
-
 static int
 setup(void **state)
 {
-    n_variants = sp_test_variants(variants, SP_VARIANT_MAX);
+    sp_test_setup_variants(state);
     return sp_test_rcu_setup(state);
 }
 
@@ -116,31 +113,31 @@ check_kernels(struct sp_cls *cls, struct sp_random *rng)
         sp_guarded_alloc(&keys_buf, n * sizeof *keys, 64);
         keys = (struct sp_flow_key *)keys_buf.data;
         random_keys(rng, keys, n);
-        want_found = variants[0]->kernels->classifier(st, st->buckets, keys, n,
-                                                      todo, want);
+        want_found = sp_runnable[0]->kernels->classifier(st, st->buckets, keys,
+                                                         n, todo, want);
         assert_int_equal(want_found & ~(todo & sp_batch_lanes(n)), 0);
-        for (unsigned v = 1; v < n_variants; v++) {
+        for (unsigned v = 1; v < sp_n_runnable; v++) {
             const struct sp_rule **got;
             uint32_t found;
 
             sp_guarded_alloc(&out_buf, n * sizeof *got, sizeof *got);
             got = (const struct sp_rule **)out_buf.data;
             memset(got, 0, n * sizeof *got);
-            found = variants[v]->kernels->classifier(st, st->buckets, keys, n,
-                                                     todo, got);
+            found = sp_runnable[v]->kernels->classifier(st, st->buckets, keys,
+                                                        n, todo, got);
             sp_guarded_check(&out_buf);
             if (found != want_found) {
                 fail_msg("%s: found 0x%x, scalar 0x%x (n %u)",
-                         variants[v]->name, found, want_found, n);
+                         sp_runnable[v]->name, found, want_found, n);
             }
             for (uint32_t i = 0; i < n; i++) {
                 if ((found >> i & 1) && got[i] != want[i]) {
                     fail_msg("%s: key %u: other rule than scalar",
-                             variants[v]->name, i);
+                             sp_runnable[v]->name, i);
                 }
                 if (!(found >> i & 1) && got[i]) {
                     fail_msg("%s: wrote rule of unfound key %u",
-                             variants[v]->name, i);
+                             sp_runnable[v]->name, i);
                 }
             }
             sp_guarded_free(&out_buf);
@@ -170,11 +167,11 @@ check_lookups(struct sp_cls *cls, const struct model *m, struct sp_random *rng,
             want[i] = oracle(m, &keys[i]);
             oracle_matched += want[i] != NULL;
         }
-        for (unsigned v = 0; v < n_variants; v++) {
+        for (unsigned v = 0; v < sp_n_runnable; v++) {
             const struct sp_rule *got[SP_BATCH_MAX];
             uint32_t found;
 
-            sp_test_force("classifier", variants[v]->name);
+            sp_test_force("classifier", sp_runnable[v]->name);
             found = sp_cls_lookup(cls, keys, n, UINT32_MAX, got);
             for (uint32_t i = 0; i < n; i++) {
                 const struct sp_rule *r = found >> i & 1 ? got[i] : NULL;
@@ -182,7 +179,7 @@ check_lookups(struct sp_cls *cls, const struct model *m, struct sp_random *rng,
                 if (r != want[i]) {
                     fail_msg("%s: key %u: rule %p (priority %d), oracle %p "
                              "(priority %d)",
-                             variants[v]->name, i, (const void *)r,
+                             sp_runnable[v]->name, i, (const void *)r,
                              r ? (int)r->priority : -1, (const void *)want[i],
                              want[i] ? (int)want[i]->priority : -1);
                 }
@@ -290,8 +287,8 @@ test_ties_and_chains(void **state)
     assert_null(sp_cls_insert(cls, &narrow, 5, NULL, &err));
     assert_non_null(strstr(err.msg, "same match and priority"));
     assert_ptr_equal(sp_cls_find(cls, &narrow, 1), r_low);
-    for (unsigned v = 0; v < n_variants; v++) {
-        sp_test_force("classifier", variants[v]->name);
+    for (unsigned v = 0; v < sp_n_runnable; v++) {
+        sp_test_force("classifier", sp_runnable[v]->name);
         /* Both orders of the two subtables: hits decide it. */
         for (int round = 0; round < 2; round++) {
             assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 1);
@@ -365,8 +362,8 @@ test_growth_and_lifetime(void **state)
     sp_cls_reclaim(cls);
     assert_int_equal(actions_freed, 10000);
     /* Every variant finds the odd ones, moved or not, and not the even. */
-    for (unsigned v = 0; v < n_variants; v++) {
-        sp_test_force("classifier", variants[v]->name);
+    for (unsigned v = 0; v < sp_n_runnable; v++) {
+        sp_test_force("classifier", sp_runnable[v]->name);
         for (uint32_t first = 0; first < 20000; first += SP_BATCH_MAX) {
             struct sp_flow_key keys[SP_BATCH_MAX];
             const struct sp_rule *got[SP_BATCH_MAX];

@@ -12,13 +12,10 @@
 #include "simdpath/emc.h"
 #include "testlib.h"
 
-static const struct sp_variant *variants[SP_VARIANT_MAX];
-static unsigned n_variants;
-
 static int
 setup(void **state)
 {
-    n_variants = sp_test_variants(variants, SP_VARIANT_MAX);
+    sp_test_setup_variants(state);
     return sp_test_rcu_setup(state);
 }
 
@@ -27,7 +24,7 @@ hash_of(const struct sp_flow_key *key)
 {
     uint32_t h;
 
-    variants[0]->kernels->hash(key, NULL, 1, &h);
+    sp_runnable[0]->kernels->hash(key, NULL, 1, &h);
     return h;
 }
 
@@ -95,7 +92,7 @@ test_random_against_scalar(void **state)
             }
         }
         want_hits =
-            variants[0]->kernels->emc(&emc, gen, keys, hashes, n, want);
+            sp_runnable[0]->kernels->emc(&emc, gen, keys, hashes, n, want);
         for (uint32_t i = 0; i < n; i++) {
             const struct sp_rule *m = model(&emc, gen, &keys[i], hashes[i]);
 
@@ -104,18 +101,19 @@ test_random_against_scalar(void **state)
                 assert_ptr_equal(want[i], m);
             }
         }
-        for (unsigned v = 1; v < n_variants; v++) {
+        for (unsigned v = 1; v < sp_n_runnable; v++) {
             const struct sp_rule **got;
             uint32_t hits;
 
             sp_guarded_alloc(&out_buf, n * sizeof *got, sizeof *got);
             got = (const struct sp_rule **)out_buf.data;
             memset(got, 0, n * sizeof *got);
-            hits = variants[v]->kernels->emc(&emc, gen, keys, hashes, n, got);
+            hits =
+                sp_runnable[v]->kernels->emc(&emc, gen, keys, hashes, n, got);
             sp_guarded_check(&out_buf);
             if (hits != want_hits) {
                 fail_msg("%s: hits 0x%x, scalar 0x%x (round %u)",
-                         variants[v]->name, hits, want_hits, round);
+                         sp_runnable[v]->name, hits, want_hits, round);
             }
             for (uint32_t i = 0; i < n; i++) {
                 assert_ptr_equal(got[i], hits >> i & 1 ? want[i] : NULL);
@@ -206,14 +204,14 @@ test_hits_replacement_stale(void **state)
     struct sp_random rng = {3};
     struct sp_err err;
 
-    for (unsigned v = 0; v < n_variants; v++) {
+    for (unsigned v = 0; v < sp_n_runnable; v++) {
         const struct sp_rule *rules[32], *got;
         struct sp_cls *cls = source_rules(32, rules);
         struct sp_flow_key key;
         struct sp_emc emc;
         uint32_t cached = 0, hash;
 
-        sp_test_force("emc", variants[v]->name);
+        sp_test_force("emc", sp_runnable[v]->name);
         /* One bucket of 8 ways: 32 keys compete for it. */
         assert_int_equal(sp_emc_init(&emc, 8, 1, &err), 0);
         assert_int_equal(emc.n_buckets, 1);
@@ -268,11 +266,11 @@ test_disabled(void **state)
     assert_false(sp_emc_insert(&emc, sp_cls_generation(cls), &key,
                                hash_of(&key), rules[1], &rng));
     lookup_sources(&emc, cls, rules, 0, 32, &rng);
-    for (unsigned v = 0; v < n_variants; v++) {
+    for (unsigned v = 0; v < sp_n_runnable; v++) {
         uint32_t hash = hash_of(&key);
 
         assert_int_equal(
-            variants[v]->kernels->emc(&emc, 1, &key, &hash, 1, &got), 0);
+            sp_runnable[v]->kernels->emc(&emc, 1, &key, &hash, 1, &got), 0);
     }
     sp_emc_destroy(&emc);
     sp_cls_destroy(cls);

@@ -20,17 +20,6 @@ crc32c_bitwise(const uint8_t *p, size_t len)
     return ~crc;
 }
 
-static const struct sp_variant *variants[SP_VARIANT_MAX];
-static unsigned n_variants;
-
-static int
-setup(void **state)
-{
-    (void)state;
-    n_variants = sp_test_variants(variants, SP_VARIANT_MAX);
-    return 0;
-}
-
 static void
 test_bitwise_reference(void **state)
 {
@@ -64,14 +53,14 @@ test_known_answers(void **state)
         keys[2].bytes[i] = (uint8_t)i;
         mask.bytes[i] = i % 2 ? 0 : 0xff;
     }
-    for (unsigned v = 0; v < n_variants; v++) {
+    for (unsigned v = 0; v < sp_n_runnable; v++) {
         uint32_t got[3];
 
-        variants[v]->kernels->hash(keys, NULL, 3, got);
+        sp_runnable[v]->kernels->hash(keys, NULL, 3, got);
         for (int i = 0; i < 3; i++) {
             assert_int_equal(got[i], want[i]);
         }
-        variants[v]->kernels->hash(&keys[2], &mask, 1, got);
+        sp_runnable[v]->kernels->hash(&keys[2], &mask, 1, got);
         assert_int_equal(got[0], want_masked);
     }
 }
@@ -105,7 +94,7 @@ test_random_against_scalar(void **state)
             }
         }
         m = round % 3 ? &mask : NULL;
-        variants[0]->kernels->hash(keys, m, n, want);
+        sp_runnable[0]->kernels->hash(keys, m, n, want);
         for (uint32_t i = 0; i < n; i++) {
             struct sp_flow_key masked = keys[i];
 
@@ -114,14 +103,15 @@ test_random_against_scalar(void **state)
             }
             assert_int_equal(want[i], crc32c_bitwise(masked.bytes, 64));
         }
-        for (unsigned v = 1; v < n_variants; v++) {
+        for (unsigned v = 1; v < sp_n_runnable; v++) {
             /* Ends at the fence: for odd n only 4-byte aligned. */
             sp_guarded_alloc(&out_buf, n * 4, 4);
-            variants[v]->kernels->hash(keys, m, n, (uint32_t *)out_buf.data);
+            sp_runnable[v]->kernels->hash(keys, m, n,
+                                          (uint32_t *)out_buf.data);
             sp_guarded_check(&out_buf);
             if (memcmp(out_buf.data, want, n * 4)) {
                 fail_msg("variant %s differs from scalar, n=%u round %u",
-                         variants[v]->name, n, round);
+                         sp_runnable[v]->name, n, round);
             }
             sp_guarded_free(&out_buf);
         }
@@ -139,5 +129,6 @@ main(void)
         cmocka_unit_test(test_random_against_scalar),
     };
 
-    return cmocka_run_group_tests_name("hash", tests, setup, NULL);
+    return cmocka_run_group_tests_name("hash", tests, sp_test_setup_variants,
+                                       NULL);
 }

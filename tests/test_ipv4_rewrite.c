@@ -13,16 +13,13 @@
 
 #define FRAME_MAX 192
 
-static const struct sp_variant *variants[SP_VARIANT_MAX];
-static unsigned n_variants;
 /* One fenced buffer per batch slot; a frame sits at its very end. */
 static struct sp_guarded slots[SP_BATCH_MAX];
 
 static int
 setup(void **state)
 {
-    (void)state;
-    n_variants = sp_test_variants(variants, SP_VARIANT_MAX);
+    sp_test_setup_variants(state);
     for (unsigned i = 0; i < SP_BATCH_MAX; i++) {
         sp_guarded_alloc(&slots[i], FRAME_MAX, 1);
     }
@@ -197,11 +194,11 @@ check_batch(const struct frame *frames, uint32_t n,
     static uint8_t want[SP_BATCH_MAX][FRAME_MAX];
     uint32_t want_expired = 0;
 
-    for (unsigned v = 0; v < n_variants; v++) {
+    for (unsigned v = 0; v < sp_n_runnable; v++) {
         uint32_t expired;
 
         load_frames(frames, n, pkts, ptrs);
-        expired = variants[v]->kernels->ipv4_rewrite(ptrs, n, set);
+        expired = sp_runnable[v]->kernels->ipv4_rewrite(ptrs, n, set);
         check_fences(n, frames);
         for (uint32_t i = 0; i < n; i++) {
             assert_ptr_equal(pkts[i].data,
@@ -219,13 +216,13 @@ check_batch(const struct frame *frames, uint32_t n,
             continue;
         }
         if (expired != want_expired) {
-            fail_msg("variant %s: expired %#x, scalar %#x", variants[v]->name,
-                     expired, want_expired);
+            fail_msg("variant %s: expired %#x, scalar %#x",
+                     sp_runnable[v]->name, expired, want_expired);
         }
         for (uint32_t i = 0; i < n; i++) {
             if (memcmp(pkts[i].data, want[i], frames[i].len)) {
                 fail_msg("variant %s differs from scalar on packet %u of %u",
-                         variants[v]->name, i, n);
+                         sp_runnable[v]->name, i, n);
             }
         }
     }
@@ -327,11 +324,11 @@ test_dec_ttl(void **state)
         sp_test_put_be16(ip + 10, (uint16_t)~sp_test_fold_be(
                                       sp_test_sum_be(ip, (ip[0] & 0xfu) * 4)));
     }
-    for (unsigned v = 0; v < n_variants; v++) {
+    for (unsigned v = 0; v < sp_n_runnable; v++) {
         struct sp_packet pkts[4], *ptrs[4];
 
         load_frames(frames, 4, pkts, ptrs);
-        assert_int_equal(variants[v]->kernels->ipv4_rewrite(ptrs, 4, &set),
+        assert_int_equal(sp_runnable[v]->kernels->ipv4_rewrite(ptrs, 4, &set),
                          0x3);
         assert_int_equal(pkts[0].data[frames[0].l3_ofs + 8], 0);
         assert_int_equal(pkts[1].data[frames[1].l3_ofs + 8], 1);

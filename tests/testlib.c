@@ -155,3 +155,14 @@ sp_test_rcu_teardown(void **state)
     rcu_unregister_thread();
     return 0;
 }
+
+const struct sp_variant *sp_runnable[SP_VARIANT_MAX];
+unsigned sp_n_runnable;
+
+int
+sp_test_setup_variants(void **state)
+{
+    (void)state;
+    sp_n_runnable = sp_test_variants(sp_runnable, SP_VARIANT_MAX);
+    return 0;
+}

@@ -35,6 +35,12 @@ void sp_guarded_free(struct sp_guarded *g);
 /* The variants this CPU runs, scalar first. */
 unsigned sp_test_variants(const struct sp_variant **out, unsigned max);
 
+/* The same list for a whole test program: filled by
+ * sp_test_setup_variants(), a cmocka group setup (state may be NULL). */
+extern const struct sp_variant *sp_runnable[SP_VARIANT_MAX];
+extern unsigned sp_n_runnable;
+int sp_test_setup_variants(void **state);
+
 /* Batch sizes every test covers: 0, 1, 31, 32 and around vector widths. */
 extern const uint32_t sp_test_batch_sizes[];
 extern const unsigned sp_test_batch_size_count;
