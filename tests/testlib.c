@@ -166,3 +166,17 @@ sp_test_setup_variants(void **state)
     sp_n_runnable = sp_test_variants(sp_runnable, SP_VARIANT_MAX);
     return 0;
 }
+
+uint32_t
+sp_test_crc32c(const uint8_t *p, size_t len)
+{
+    uint32_t crc = UINT32_MAX;
+
+    for (size_t i = 0; i < len; i++) {
+        crc ^= p[i];
+        for (int b = 0; b < 8; b++) {
+            crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
+        }
+    }
+    return ~crc;
+}

@@ -32,6 +32,10 @@ void sp_guarded_alloc(struct sp_guarded *g, size_t len, size_t align);
 void sp_guarded_check(const struct sp_guarded *g);
 void sp_guarded_free(struct sp_guarded *g);
 
+/* CRC-32C (iSCSI) bit at a time, independent of every table and
+ * instruction the kernels use. */
+uint32_t sp_test_crc32c(const uint8_t *p, size_t len);
+
 /* The variants this CPU runs, scalar first. */
 unsigned sp_test_variants(const struct sp_variant **out, unsigned max);
 
