@@ -233,22 +233,31 @@ sp_run_control_start(struct sp_dp *dp, const struct sp_dp_config *config,
                         err);
 }
 
+/* Puts one counter named "<thing><index>_<field>". */
+static void
+put_counter(sp_io_telemetry_put *put, void *reply, const char *thing,
+            unsigned index, const char *field, uint64_t value)
+{
+    char name[64];
+
+    snprintf(name, sizeof name, "%s%u_%s", thing, index, field);
+    put(reply, name, value);
+}
+
 static void
 telemetry_ports(sp_io_telemetry_put *put, void *reply)
 {
     for (unsigned p = 1; p <= running_config->n_ports; p++) {
         struct sp_dp_port_stats s;
-        char name[64];
 
         sp_dp_port_stats(running_dp, p, &s);
-        snprintf(name, sizeof name, "port%u_rx", p);
-        put(reply, name, s.rx);
-        snprintf(name, sizeof name, "port%u_tx", p);
-        put(reply, name, s.tx);
+        put_counter(put, reply, "port", p, "rx", s.rx);
+        put_counter(put, reply, "port", p, "tx", s.tx);
         for (unsigned r = 0; r < SP_DP_DROP_COUNT; r++) {
-            snprintf(name, sizeof name, "port%u_drop_%s", p,
-                     sp_dp_drop_name(r));
-            put(reply, name, s.drops[r]);
+            char field[32];
+
+            snprintf(field, sizeof field, "drop_%s", sp_dp_drop_name(r));
+            put_counter(put, reply, "port", p, field, s.drops[r]);
         }
     }
 }
@@ -258,19 +267,14 @@ telemetry_pmds(sp_io_telemetry_put *put, void *reply)
 {
     for (unsigned t = 0; t < running_config->n_pmds; t++) {
         struct sp_dp_pmd_stats s;
-        char name[64];
 
         sp_dp_pmd_stats(running_dp, t, &s);
-        snprintf(name, sizeof name, "pmd%u_packets", t);
-        put(reply, name, s.packets);
-        snprintf(name, sizeof name, "pmd%u_emc_hits", t);
-        put(reply, name, s.emc_hits);
-        snprintf(name, sizeof name, "pmd%u_classifier_hits", t);
-        put(reply, name, s.classifier_hits);
-        snprintf(name, sizeof name, "pmd%u_misses", t);
-        put(reply, name, s.misses);
-        snprintf(name, sizeof name, "pmd%u_busy_cycles", t);
-        put(reply, name, s.busy_cycles);
+        put_counter(put, reply, "pmd", t, "packets", s.packets);
+        put_counter(put, reply, "pmd", t, "emc_hits", s.emc_hits);
+        put_counter(put, reply, "pmd", t, "classifier_hits",
+                    s.classifier_hits);
+        put_counter(put, reply, "pmd", t, "misses", s.misses);
+        put_counter(put, reply, "pmd", t, "busy_cycles", s.busy_cycles);
     }
 }
 

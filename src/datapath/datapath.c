@@ -13,7 +13,6 @@
  * PMD threads are liburcu QSBR readers of the classifier: one quiescent
  * state per poll loop, after every rule pointer of the loop is dead.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -71,19 +70,14 @@ struct pmd {
     struct port_counters ports_base[SP_DP_MAX_PORTS + 1];
 };
 
-/* A rule as the operator wrote it, for dumps and deletion. */
-struct flow {
-    const struct sp_rule *rule;
-    struct sp_actions *actions;
-};
-
 struct sp_dp {
     struct sp_dp_config config;
     const struct sp_io_ops *io;
     struct sp_cls *cls;
-    pthread_mutex_t flows_lock; /* the flows array; the classifier locks
-                                   itself */
-    struct flow *flows;
+    /* Every rule, for dumps (the classifier does not list its rules);
+     * flows_lock guards the array, the classifier locks itself. */
+    pthread_mutex_t flows_lock;
+    const struct sp_rule **flows;
     unsigned n_flows, flows_cap;
     struct pmd *pmds[SP_DP_MAX_PMDS];
     volatile bool stop;
@@ -91,30 +85,25 @@ struct sp_dp {
     unsigned running_pmds; /* PMD loops running now */
 };
 
-static const char *const dp_drop_names[] = {
-#define SP_DP_DROP_NAME(id, text) #id,
-    SP_DROP_REASONS(SP_DP_DROP_NAME)
-#undef SP_DP_DROP_NAME
-        "NO_MATCH",
-    "TX_REFUSED",
+/* Short names for reports and telemetry, by reason. */
+static const char *const drop_names[SP_DP_DROP_COUNT] = {
+    [SP_DROP_ACTION] = "action",
+    [SP_DROP_NO_OUTPUT] = "no_output",
+    [SP_DROP_TTL] = "ttl",
+    [SP_DROP_NO_PORT] = "no_port",
+    [SP_DROP_TX_FULL] = "tx_full",
+    [SP_DROP_NO_BUFFER] = "no_buffer",
+    [SP_DROP_NO_HEADROOM] = "no_headroom",
+    [SP_DP_DROP_NO_MATCH] = "no_match",
+    [SP_DP_DROP_TX_REFUSED] = "tx_refused",
 };
+/* A reason added to actions.h needs its name here too. */
+static_assert(SP_DROP_COUNT == 7, "drop_names lists every drop reason");
 
 const char *
 sp_dp_drop_name(unsigned reason)
 {
-    static char lower[SP_DP_DROP_COUNT][24];
-
-    if (reason >= SP_DP_DROP_COUNT) {
-        return "?";
-    }
-    if (!lower[reason][0]) {
-        const char *up = dp_drop_names[reason];
-
-        for (size_t i = 0; up[i] && i < sizeof lower[0] - 1; i++) {
-            lower[reason][i] = (char)tolower((unsigned char)up[i]);
-        }
-    }
-    return lower[reason];
+    return reason < SP_DP_DROP_COUNT ? drop_names[reason] : "?";
 }
 
 /* ---- the PMD loop ---- */
@@ -211,7 +200,7 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     struct sp_flow_key keys[SP_BATCH_MAX];
     uint32_t hashes[SP_BATCH_MAX];
     const struct sp_rule *rules[SP_BATCH_MAX];
-    uint32_t found, emc_hits = 0, pending;
+    uint32_t found, unmatched, emc_hits = 0, pending;
     uint32_t parse_errors = 0;
 
     for (uint32_t i = 0; i < n; i++) {
@@ -229,16 +218,15 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     bump(&pmd->stats.emc_hits, (uint64_t)__builtin_popcount(emc_hits));
     bump(&pmd->stats.classifier_hits,
          (uint64_t)__builtin_popcount(found & ~emc_hits));
-    bump(&pmd->stats.misses,
-         (uint64_t)__builtin_popcount(sp_batch_lanes(n) & ~found));
+    unmatched = sp_batch_lanes(n) & ~found;
+    bump(&pmd->stats.misses, (uint64_t)__builtin_popcount(unmatched));
 
     /* Packets that matched no rule. */
-    for (pending = sp_batch_lanes(n) & ~found; pending;
-         pending &= pending - 1) {
+    for (pending = unmatched; pending; pending &= pending - 1) {
         pmd->dp->io->free(ptrs[__builtin_ctz(pending)]);
     }
     bump(&pmd->ports[pmd->in_port].drops[SP_DP_DROP_NO_MATCH],
-         (uint64_t)__builtin_popcount(sp_batch_lanes(n) & ~found));
+         (uint64_t)__builtin_popcount(unmatched));
 
     /* Each rule's packets, in arrival order, as one group. */
     for (pending = found; pending;) {
@@ -456,7 +444,7 @@ sp_dp_flow_add(struct sp_dp *dp, const char *text, unsigned *column,
     pthread_mutex_lock(&dp->flows_lock);
     if (dp->n_flows == dp->flows_cap) {
         unsigned cap = dp->flows_cap ? 2 * dp->flows_cap : 64;
-        struct flow *grown = realloc(dp->flows, cap * sizeof *grown);
+        const struct sp_rule **grown = realloc(dp->flows, cap * sizeof *grown);
 
         if (!grown) {
             pthread_mutex_unlock(&dp->flows_lock);
@@ -470,7 +458,7 @@ sp_dp_flow_add(struct sp_dp *dp, const char *text, unsigned *column,
     }
     rule = sp_cls_insert(dp->cls, &spec.match, spec.priority, actions, err);
     if (rule) {
-        dp->flows[dp->n_flows++] = (struct flow){rule, actions};
+        dp->flows[dp->n_flows++] = rule;
     }
     pthread_mutex_unlock(&dp->flows_lock);
     if (!rule) {
@@ -502,7 +490,7 @@ sp_dp_flow_del(struct sp_dp *dp, const char *text, unsigned *column,
                         spec.priority);
     } else {
         for (unsigned i = 0; i < dp->n_flows; i++) {
-            if (dp->flows[i].rule == rule) {
+            if (dp->flows[i] == rule) {
                 dp->flows[i] = dp->flows[--dp->n_flows];
                 break;
             }
@@ -553,8 +541,8 @@ sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err)
 static int
 compare_flows(const void *a, const void *b)
 {
-    const struct sp_rule *x = ((const struct flow *)a)->rule;
-    const struct sp_rule *y = ((const struct flow *)b)->rule;
+    const struct sp_rule *x = *(const struct sp_rule *const *)a;
+    const struct sp_rule *y = *(const struct sp_rule *const *)b;
 
     if (x->priority != y->priority) {
         return x->priority > y->priority ? -1 : 1;
@@ -568,11 +556,11 @@ sp_dp_flows_dump(struct sp_dp *dp, FILE *out)
     pthread_mutex_lock(&dp->flows_lock);
     qsort(dp->flows, dp->n_flows, sizeof *dp->flows, compare_flows);
     for (unsigned i = 0; i < dp->n_flows; i++) {
-        const struct sp_rule *r = dp->flows[i].rule;
+        const struct sp_rule *r = dp->flows[i];
         char match[1024], actions[1024];
 
         sp_flow_format(&r->match.key, &r->match.mask, match, sizeof match);
-        sp_actions_format(dp->flows[i].actions, actions, sizeof actions);
+        sp_actions_format(r->actions, actions, sizeof actions);
         fprintf(out, "priority=%u%s%s,actions=%s\n", r->priority,
                 match[0] ? "," : "", match, actions);
     }
