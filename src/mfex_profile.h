@@ -16,9 +16,11 @@
  *    VLAN "tag present" bit.
  *
  * Lengths cannot be checked by a mask: sp_mfex_profile_lengths_ok() checks
- * them, and a packet that fails goes to the scalar parser. The fields no
- * byte permute yields (in_port, the IPv6 traffic class that straddles two
- * bytes) and the metadata are written by sp_mfex_profile_finish().
+ * them, and a packet that fails goes to the scalar parser. in_port and the
+ * metadata are written by sp_mfex_profile_finish(), and the IPv6 traffic
+ * class, which straddles two bytes, by each parser. The
+ * parsers run one loop per shape (src/mfex_loop.h) so that all of this is
+ * constants and straight-line code.
  */
 #ifndef SP_MFEX_PROFILE_H
 #define SP_MFEX_PROFILE_H
@@ -34,6 +36,22 @@
 #define SP_MFEX_PROFILES  8
 #define SP_MFEX_MIN_LEN   42 /* the shortest profile: Ethernet/IPv4/UDP */
 
+/* A profile's index is its shape, as sp_mfex_profile_guess() computes it:
+ * these bits. Everything but the byte tables follows from the shape, as
+ * constants the parsers fold when they specialise a loop per shape. */
+#define SP_MFEX_SHAPE_TCP  1
+#define SP_MFEX_SHAPE_IPV6 2
+#define SP_MFEX_SHAPE_VLAN 4
+#define SP_MFEX_L3_OFS(s)  ((s)&SP_MFEX_SHAPE_VLAN ? 18u : 14u)
+#define SP_MFEX_L3_LEN(s)  ((s)&SP_MFEX_SHAPE_IPV6 ? 40u : 20u)
+#define SP_MFEX_L4_OFS(s)  (SP_MFEX_L3_OFS(s) + SP_MFEX_L3_LEN(s))
+/* Through the L4 header; every byte the permute reads is below it. */
+#define SP_MFEX_LEN(s) (SP_MFEX_L4_OFS(s) + ((s)&SP_MFEX_SHAPE_TCP ? 20u : 8u))
+/* The 16-byte chunks the permute reads: through the last byte of the ports
+ * or of the TCP flags. */
+#define SP_MFEX_CHUNKS(s) \
+    ((SP_MFEX_L4_OFS(s) + ((s)&SP_MFEX_SHAPE_TCP ? 13u : 3u)) / 16 + 1)
+
 struct sp_mfex_profile {
     uint8_t probe_mask[SP_MFEX_PROBE_LEN];
     uint8_t probe_value[SP_MFEX_PROBE_LEN];
@@ -42,21 +60,9 @@ struct sp_mfex_profile {
     uint8_t shuffle[SP_MFEX_WINDOW / 16][64];
     uint8_t keep[64];
     uint8_t set[64];
-    uint8_t l3_ofs;
-    uint8_t l4_ofs;
-    uint8_t min_len;    /* through the L4 header */
-    uint8_t ip_len_ofs; /* the IPv4 total or IPv6 payload length */
-    uint8_t ip_len_add; /* added to it: the IP bytes it says there are */
-    uint8_t chunks;     /* 16-byte chunks of the packet perm reads */
-    /* The bytes perm reads, all below min_len: [0, 64) and [64, 80). */
-    uint64_t lo_bytes;
-    uint64_t hi_bytes;
-    bool ipv6;
-    bool tcp;
 } __attribute__((aligned(64)));
 
-/* The profiles (src/scalar/mfex_profiles.c), indexed as
- * sp_mfex_profile_guess() computes: 4 * vlan + 2 * ipv6 + tcp. */
+/* The profiles (src/scalar/mfex_profiles.c), indexed by shape. */
 extern const struct sp_mfex_profile sp_mfex_profiles[SP_MFEX_PROFILES];
 
 /* shuffle indexes 0..15 then 16 bytes of 0x80: loading 16 bytes at offset
@@ -82,47 +88,53 @@ sp_mfex_profile_guess(const uint8_t *p)
     /* IPv4 protocol at byte 9, IPv6 next header at byte 6. */
     unsigned tcp = type[2 + 9 - 3 * ipv6] == 6;
 
-    return 4 * vlan + 2 * ipv6 + tcp;
+    return SP_MFEX_SHAPE_VLAN * vlan + SP_MFEX_SHAPE_IPV6 * ipv6 +
+           SP_MFEX_SHAPE_TCP * tcp;
 }
 
 /* The checks no mask can do: the IP length fields and the TCP data offset
  * agree with the frame, as the scalar parser requires for "ok". ip_bytes,
  * the IP header and payload the length field claims, must lie within
- * [min_len - l3_ofs, len - l3_ofs], and the TCP data offset within
- * [5, TCP bytes / 4]: one unsigned compare each. The caller has checked
- * len >= prof->min_len, so every byte read here exists. */
+ * [SP_MFEX_LEN - l3 offset, len - l3 offset], and the TCP data offset
+ * within [5, TCP bytes / 4]: one unsigned compare each. The caller has
+ * checked len >= SP_MFEX_LEN(shape), so every byte read here exists. */
 static inline bool
-sp_mfex_profile_lengths_ok(const struct sp_mfex_profile *prof,
-                           const uint8_t *p, uint32_t len)
+sp_mfex_profile_lengths_ok(unsigned shape, const uint8_t *p, uint32_t len)
 {
-    uint32_t ip_bytes =
-        sp_mfex_get_be16(p + prof->ip_len_ofs) + prof->ip_len_add;
-    uint32_t ip_min = prof->min_len - prof->l3_ofs;
+    const uint32_t l3 = SP_MFEX_L3_OFS(shape);
+    const uint32_t min_len = SP_MFEX_LEN(shape);
+    /* IPv6's payload length leaves out its 40-byte header. */
+    uint32_t ip_bytes = shape & SP_MFEX_SHAPE_IPV6
+                            ? sp_mfex_get_be16(p + l3 + 4) + 40
+                            : sp_mfex_get_be16(p + l3 + 2);
 
-    if (ip_bytes - ip_min > len - prof->min_len) {
+    if (ip_bytes - (min_len - l3) > len - min_len) {
         return false;
     }
-    if (prof->tcp) {
-        uint32_t doff = p[prof->l4_ofs + 12] >> 4;
-        uint32_t ip_hlen = prof->l4_ofs - prof->l3_ofs;
+    if (shape & SP_MFEX_SHAPE_TCP) {
+        uint32_t doff = p[SP_MFEX_L4_OFS(shape) + 12] >> 4;
 
-        return doff - 5 <= ((ip_bytes - ip_hlen) >> 2) - 5;
+        return doff - 5 <= ((ip_bytes - SP_MFEX_L3_LEN(shape)) >> 2) - 5;
     }
     return true;
 }
 
+/* The IPv6 traffic class, which straddles the first two bytes of the
+ * header: no byte permute yields it, each parser adds it to the key. */
+static inline uint8_t
+sp_mfex_ipv6_tclass(const uint8_t *ip)
+{
+    return (uint8_t)(ip[0] << 4 | ip[1] >> 4);
+}
+
+/* in_port and the metadata. */
 static inline void
-sp_mfex_profile_finish(const struct sp_mfex_profile *prof,
-                       struct sp_packet *pkt, struct sp_flow_key *key)
+sp_mfex_profile_finish(unsigned shape, struct sp_packet *pkt,
+                       struct sp_flow_key *key)
 {
     key->in_port = pkt->in_port;
-    if (prof->ipv6) {
-        const uint8_t *ip = pkt->data + prof->l3_ofs;
-
-        key->nw_tos = (uint8_t)(ip[0] << 4 | ip[1] >> 4);
-    }
-    pkt->l3_ofs = prof->l3_ofs;
-    pkt->l4_ofs = prof->l4_ofs;
+    pkt->l3_ofs = SP_MFEX_L3_OFS(shape);
+    pkt->l4_ofs = SP_MFEX_L4_OFS(shape);
     pkt->status = SP_MFEX_OK;
 }
 

@@ -14,8 +14,6 @@
 #include "isa.h"
 #include "mfex_profile.h"
 
-#define CHUNKS (SP_MFEX_WINDOW / 16)
-
 /* Chunk c of the packet (bytes 16c..16c+15); bytes past len are zero.
  * len >= 16. */
 static inline __m128i
@@ -35,10 +33,8 @@ load_chunk(const uint8_t *p, uint32_t len, uint32_t c)
             (const __m128i *)(sp_mfex_shift_down + (start + 16 - len))));
 }
 
-/* A profile's probe, keep and set vectors, kept in registers while
- * packets keep matching it (the compiler reloads them from the profile
- * after every store otherwise); the shuffle controls are memory operands.
- */
+/* A profile's probe, keep and set vectors, kept in registers for a run of
+ * its shape; the shuffle controls are memory operands. */
 struct loaded_profile {
     const struct sp_mfex_profile *prof;
     __m256i probe_mask, probe_value;
@@ -46,8 +42,9 @@ struct loaded_profile {
 };
 
 static inline struct loaded_profile
-load_profile(const struct sp_mfex_profile *prof)
+load_profile(unsigned shape)
 {
+    const struct sp_mfex_profile *prof = &sp_mfex_profiles[shape];
     const __m256i *keep = (const __m256i *)prof->keep;
     const __m256i *set = (const __m256i *)prof->set;
 
@@ -60,17 +57,15 @@ load_profile(const struct sp_mfex_profile *prof)
     };
 }
 
-/* The probe reads the first 32 bytes, all in the packet: len >= 42. */
 static inline bool
-probe_matches(const struct loaded_profile *lp, __m256i head, uint32_t len)
+probe_matches(const struct loaded_profile *lp, const uint8_t *p)
 {
+    __m256i head = _mm256_loadu_si256((const __m256i *)p);
     __m256i eq = _mm256_cmpeq_epi8(_mm256_and_si256(head, lp->probe_mask),
                                    lp->probe_value);
 
-    return len >= lp->prof->min_len && _mm256_movemask_epi8(eq) == -1;
+    return _mm256_movemask_epi8(eq) == -1;
 }
-
-#include "mfex_take.h"
 
 /* Chunk c of win shuffled into both key halves: loaded once for both. */
 static inline void
@@ -85,62 +80,52 @@ shuffle_chunk(const struct sp_mfex_profile *prof, const uint8_t *win,
     *hi = _mm256_or_si256(*hi, _mm256_shuffle_epi8(chunk, ctrl[1]));
 }
 
-/* The key from the shuffles, keep and set. */
-static inline void
-build_key(const struct loaded_profile *lp, const uint8_t *win,
-          struct sp_flow_key *key)
+/* The IPv6 traffic class in key byte 21, from header bytes b0 b1 (at
+ * ip): each word of their 16-byte chunk swapped into b0 << 8 | b1 and
+ * shifted left by 4 has it in its high byte. */
+static inline __m256i
+add_ipv6_tclass(__m256i lo, const uint8_t *ip)
 {
-    const struct sp_mfex_profile *prof = lp->prof;
+    const __m256i byte_21 =
+        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                         0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m256i w =
+        _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ip));
+
+    w = _mm256_slli_epi16(_mm256_shuffle_epi8(w, _mm256_set1_epi16(1)), 4);
+    return _mm256_blendv_epi8(lo, w, byte_21);
+}
+
+/* The key from the shuffles of the chunks the shape reads (the others'
+ * controls are all zeroing), keep and set. */
+static inline void
+build_key(const struct loaded_profile *lp, unsigned shape, const uint8_t *p,
+          uint32_t len, struct sp_flow_key *key)
+{
+    const uint32_t chunks = SP_MFEX_CHUNKS(shape);
+    uint8_t copy[SP_MFEX_WINDOW] __attribute__((aligned(16)));
+    const uint8_t *win = p;
     __m256i lo = _mm256_setzero_si256();
     __m256i hi = _mm256_setzero_si256();
 
-    /* Only the chunks the profile reads: the others' controls are all
-     * zeroing. Highest first, falling through to chunk 0. */
-    switch (prof->chunks) {
-    case 5:
-        shuffle_chunk(prof, win, 4, &lo, &hi);
-        /* fall through */
-    case 4:
-        shuffle_chunk(prof, win, 3, &lo, &hi);
-        /* fall through */
-    default:
-        shuffle_chunk(prof, win, 2, &lo, &hi);
-        shuffle_chunk(prof, win, 1, &lo, &hi);
-        shuffle_chunk(prof, win, 0, &lo, &hi);
+    if (len < 16 * chunks) {
+        for (uint32_t c = 0; c < chunks; c++) {
+            _mm_store_si128((__m128i *)(copy + 16 * c), load_chunk(p, len, c));
+        }
+        win = copy;
+    }
+#pragma GCC unroll 5
+    for (uint32_t c = 0; c < chunks; c++) {
+        shuffle_chunk(lp->prof, win, c, &lo, &hi);
     }
     lo = _mm256_or_si256(_mm256_and_si256(lo, lp->keep[0]), lp->set[0]);
     hi = _mm256_or_si256(_mm256_and_si256(hi, lp->keep[1]), lp->set[1]);
+    if (shape & SP_MFEX_SHAPE_IPV6) {
+        lo = add_ipv6_tclass(lo, win + SP_MFEX_L3_OFS(shape));
+    }
     _mm256_storeu_si256((__m256i *)key, lo);
     _mm256_storeu_si256((__m256i *)key + 1, hi);
 }
 
-void
-sp_avx2_mfex(struct sp_packet *const *pkts, uint32_t n,
-             struct sp_flow_key *keys)
-{
-    struct loaded_profile lp = load_profile(&sp_mfex_profiles[0]);
-    uint32_t slow = 0; /* packets for the scalar parser, after the loop */
-
-    for (uint32_t i = 0; i < n; i++) {
-        struct sp_packet *pkt = pkts[i];
-        const uint8_t *p = pkt->data;
-        const uint8_t *win = p; /* prof->chunks readable chunks */
-        uint32_t len = pkt->len;
-        uint8_t copy[SP_MFEX_WINDOW] __attribute__((aligned(16)));
-
-        if (len < SP_MFEX_MIN_LEN || !take_packet(&lp, p, len)) {
-            slow |= UINT32_C(1) << i;
-            continue;
-        }
-        if (len < 16 * (uint32_t)lp.prof->chunks) {
-            for (uint32_t c = 0; c < lp.prof->chunks; c++) {
-                _mm_store_si128((__m128i *)(copy + 16 * c),
-                                load_chunk(p, len, c));
-            }
-            win = copy;
-        }
-        build_key(&lp, win, &keys[i]);
-        sp_mfex_profile_finish(lp.prof, pkt, &keys[i]);
-    }
-    sp_scalar_mfex_lanes(pkts, slow, keys);
-}
+#define MFEX_FN sp_avx2_mfex
+#include "mfex_loop.h"

@@ -48,69 +48,74 @@ permute_bytes(__m512i lo, __m512i hi, __m512i perm)
 #endif
 }
 
-/* A profile's vectors and masks, kept in registers while packets keep
- * matching it (the compiler reloads them from the profile after every
- * store otherwise). */
+/* A profile's vectors, kept in registers for a run of its shape. */
 struct loaded_profile {
-    const struct sp_mfex_profile *prof;
     __m256i probe_mask, probe_value;
     __m512i perm, keep, set;
-    __mmask64 lo_bytes, hi_bytes;
-    uint32_t min_len;
 };
 
 static inline struct loaded_profile
-load_profile(const struct sp_mfex_profile *prof)
+load_profile(unsigned shape)
 {
+    const struct sp_mfex_profile *prof = &sp_mfex_profiles[shape];
+
     return (struct loaded_profile){
-        .prof = prof,
         .probe_mask = _mm256_load_si256((const __m256i *)prof->probe_mask),
         .probe_value = _mm256_load_si256((const __m256i *)prof->probe_value),
         .perm = _mm512_load_si512(prof->perm),
         .keep = _mm512_load_si512(prof->keep),
         .set = _mm512_load_si512(prof->set),
-        .lo_bytes = prof->lo_bytes,
-        .hi_bytes = prof->hi_bytes,
-        .min_len = prof->min_len,
     };
 }
 
-/* The probe reads the first 32 bytes, all in the packet: len >= 42. */
 static inline bool
-probe_matches(const struct loaded_profile *lp, __m256i head, uint32_t len)
+probe_matches(const struct loaded_profile *lp, const uint8_t *p)
 {
-    return len >= lp->min_len &&
-           !_mm256_cmpneq_epi8_mask(_mm256_and_si256(head, lp->probe_mask),
+    __m256i head = _mm256_loadu_si256((const __m256i *)p);
+
+    return !_mm256_cmpneq_epi8_mask(_mm256_and_si256(head, lp->probe_mask),
                                     lp->probe_value);
 }
 
-#include "mfex_take.h"
-
-void
-MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
+/* Bits 0..n-1 of a load mask; none when n <= 0. */
+static inline __mmask64
+bytes_below(int n)
 {
-    struct loaded_profile lp = load_profile(&sp_mfex_profiles[0]);
-    uint32_t slow = 0; /* packets for the scalar parser, after the loop */
-
-    for (uint32_t i = 0; i < n; i++) {
-        struct sp_packet *pkt = pkts[i];
-        const uint8_t *p = pkt->data;
-        uint32_t len = pkt->len;
-        __m512i lo, hi, key;
-
-        if (len < SP_MFEX_MIN_LEN || !take_packet(&lp, p, len)) {
-            slow |= UINT32_C(1) << i;
-            continue;
-        }
-        /* Only the bytes the permute reads, all below min_len <= len. */
-        lo = _mm512_maskz_loadu_epi8(lp.lo_bytes, p);
-        hi = _mm512_maskz_loadu_epi8(lp.hi_bytes, p + 64);
-        key = permute_bytes(lo, hi, lp.perm);
-
-        /* (key & keep) | set */
-        key = _mm512_ternarylogic_epi64(key, lp.keep, lp.set, 0xea);
-        _mm512_storeu_si512(&keys[i], key);
-        sp_mfex_profile_finish(lp.prof, pkt, &keys[i]);
-    }
-    sp_scalar_mfex_lanes(pkts, slow, keys);
+    return n <= 0 ? 0 : n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
 }
+
+/* The IPv6 traffic class in key byte 21, from header bytes b0 b1 (at
+ * p + l3): each word of their 16-byte chunk swapped into b0 << 8 | b1 and
+ * shifted left by 4 has it in its high byte. */
+static inline __m512i
+add_ipv6_tclass(__m512i k, const uint8_t *ip)
+{
+    __m512i w = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)ip));
+
+    w = _mm512_slli_epi16(_mm512_shuffle_epi8(w, _mm512_set1_epi16(1)), 4);
+    return _mm512_mask_mov_epi8(k, UINT64_C(1) << SP_KEY_OFS(nw_tos), w);
+}
+
+static inline void
+build_key(const struct loaded_profile *lp, unsigned shape, const uint8_t *p,
+          uint32_t len, struct sp_flow_key *key)
+{
+    /* Only the bytes the permute reads, all below SP_MFEX_LEN <= len:
+     * len itself is not needed. */
+    const int read = SP_MFEX_LEN(shape);
+    __m512i lo = _mm512_maskz_loadu_epi8(bytes_below(read), p);
+    __m512i hi = read > 64
+                     ? _mm512_maskz_loadu_epi8(bytes_below(read - 64), p + 64)
+                     : _mm512_setzero_si512();
+    __m512i k = permute_bytes(lo, hi, lp->perm);
+
+    (void)len;
+    /* (k & keep) | set */
+    k = _mm512_ternarylogic_epi64(k, lp->keep, lp->set, 0xea);
+    if (shape & SP_MFEX_SHAPE_IPV6) {
+        k = add_ipv6_tclass(k, p + SP_MFEX_L3_OFS(shape));
+    }
+    _mm512_storeu_si512(key, k);
+}
+
+#include "mfex_loop.h"

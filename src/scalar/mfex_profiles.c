@@ -91,49 +91,30 @@
 #define PROBE_L2_VALUE_1(type) \
     [12] = 0x81, [13] = 0x00, [16] = (type) >> 8, [17] = (type)&0xff
 
-#define IPV4_PROFILE(vlan, is_tcp)                                           \
-    {                                                                        \
-        .probe_mask = {PROBE_L2_MASK_##vlan, [L3(vlan)] = 0xff,              \
-                       [L3(vlan) + 6] = 0x3f, [L3(vlan) + 7] = 0xff,         \
-                       [L3(vlan) + 9] = 0xff},                               \
-        .probe_value = {PROBE_L2_VALUE_##vlan(0x0800), [L3(vlan)] = 0x45,    \
-                        [L3(vlan) + 9] = (is_tcp) ? 6 : 17},                 \
-        .perm = PERM_IPV4(PERM, vlan, is_tcp, L3(vlan), L3(vlan) + 20),      \
-        .shuffle = {SHUFFLES(PERM_IPV4, vlan, is_tcp, 20)},                  \
-        .keep = KEEP_IPV4(vlan, is_tcp), .set = SET_L2(vlan),                \
-        .l3_ofs = L3(vlan), .l4_ofs = L3(vlan) + 20,                         \
-        .min_len = MIN_LEN(vlan, 20, is_tcp), .ip_len_ofs = L3(vlan) + 2,    \
-        .ip_len_add = 0, .lo_bytes = BYTES_BELOW(MIN_LEN(vlan, 20, is_tcp)), \
-        .hi_bytes = 0, .chunks = CHUNKS_READ(vlan, 20, is_tcp),              \
-        .ipv6 = false, .tcp = (is_tcp) != 0,                                 \
+#define IPV4_PROFILE(vlan, is_tcp)                                        \
+    {                                                                     \
+        .probe_mask = {PROBE_L2_MASK_##vlan, [L3(vlan)] = 0xff,           \
+                       [L3(vlan) + 6] = 0x3f, [L3(vlan) + 7] = 0xff,      \
+                       [L3(vlan) + 9] = 0xff},                            \
+        .probe_value = {PROBE_L2_VALUE_##vlan(0x0800), [L3(vlan)] = 0x45, \
+                        [L3(vlan) + 9] = (is_tcp) ? 6 : 17},              \
+        .perm = PERM_IPV4(PERM, vlan, is_tcp, L3(vlan), L3(vlan) + 20),   \
+        .shuffle = {SHUFFLES(PERM_IPV4, vlan, is_tcp, 20)},               \
+        .keep = KEEP_IPV4(vlan, is_tcp), .set = SET_L2(vlan),             \
     }
 
-#define IPV6_PROFILE(vlan, is_tcp)                                            \
-    {                                                                         \
-        .probe_mask = {PROBE_L2_MASK_##vlan, [L3(vlan)] = 0xf0,               \
-                       [L3(vlan) + 6] = 0xff},                                \
-        .probe_value = {PROBE_L2_VALUE_##vlan(0x86dd), [L3(vlan)] = 0x60,     \
-                        [L3(vlan) + 6] = (is_tcp) ? 6 : 17},                  \
-        .perm = PERM_IPV6(PERM, vlan, is_tcp, L3(vlan), L3(vlan) + 40),       \
-        .shuffle = {SHUFFLES(PERM_IPV6, vlan, is_tcp, 40)},                   \
-        .keep = KEEP_IPV6(vlan, is_tcp), .set = SET_L2(vlan),                 \
-        .l3_ofs = L3(vlan), .l4_ofs = L3(vlan) + 40,                          \
-        .min_len = MIN_LEN(vlan, 40, is_tcp), .ip_len_ofs = L3(vlan) + 4,     \
-        .ip_len_add = 40, .lo_bytes = BYTES_BELOW(MIN_LEN(vlan, 40, is_tcp)), \
-        .hi_bytes = BYTES_BELOW(MIN_LEN(vlan, 40, is_tcp) - 64),              \
-        .chunks = CHUNKS_READ(vlan, 40, is_tcp), .ipv6 = true,                \
-        .tcp = (is_tcp) != 0,                                                 \
+#define IPV6_PROFILE(vlan, is_tcp)                                        \
+    {                                                                     \
+        .probe_mask = {PROBE_L2_MASK_##vlan, [L3(vlan)] = 0xf0,           \
+                       [L3(vlan) + 6] = 0xff},                            \
+        .probe_value = {PROBE_L2_VALUE_##vlan(0x86dd), [L3(vlan)] = 0x60, \
+                        [L3(vlan) + 6] = (is_tcp) ? 6 : 17},              \
+        .perm = PERM_IPV6(PERM, vlan, is_tcp, L3(vlan), L3(vlan) + 40),   \
+        .shuffle = {SHUFFLES(PERM_IPV6, vlan, is_tcp, 40)},               \
+        .keep = KEEP_IPV6(vlan, is_tcp), .set = SET_L2(vlan),             \
     }
 
-#define L3(vlan) ((vlan) ? 18 : 14)
-/* Through the L4 header; every byte perm reads is below it. */
-#define MIN_LEN(vlan, l3_len, tcp) (L3(vlan) + (l3_len) + ((tcp) ? 20 : 8))
-/* The last byte perm reads is the last of the ports or of the TCP flags. */
-#define CHUNKS_READ(vlan, l3_len, tcp) \
-    ((L3(vlan) + (l3_len) + ((tcp) ? 13 : 3)) / 16 + 1)
-/* Bits 0..n-1, n <= 64; none when n is negative. */
-#define BYTES_BELOW(n) \
-    ((n) <= 0 ? 0 : (n) >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << ((n)&63)) - 1)
+#define L3(vlan) SP_MFEX_L3_OFS((vlan) ? SP_MFEX_SHAPE_VLAN : 0)
 #define SHUFFLES(TABLE, vlan, tcp, l3_len)                       \
     TABLE(SHUF_0, vlan, tcp, L3(vlan), L3(vlan) + (l3_len)),     \
         TABLE(SHUF_1, vlan, tcp, L3(vlan), L3(vlan) + (l3_len)), \

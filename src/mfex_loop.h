@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internal: the loop of the SIMD miniflow extract parsers, one copy per
+ * shape (see mfex_profile.h). Traffic comes in runs of one shape, so a run
+ * is parsed by a loop in which the shape is a constant: offsets, lengths,
+ * masks and the chunks to load fold away, and the profile's vectors stay in
+ * registers. A packet whose shape no profile takes goes to the scalar
+ * parser, after the loop.
+ *
+ * Included by each ISA's mfex.c after it defines MFEX_FN (the kernel's
+ * name) and, with its own registers:
+ *  - struct loaded_profile and load_profile(shape);
+ *  - probe_matches(lp, p): the first SP_MFEX_PROBE_LEN bytes of p against
+ *    the profile's probe (the packet has at least SP_MFEX_LEN(shape));
+ *  - build_key(lp, shape, p, len, key): the permuted key, read from the
+ *    packet's first len bytes only.
+ * No include guard: each includer has its own definitions.
+ */
+#include "mfex_profile.h"
+
+/* Parses pkts[i..n) while they have the shape; returns the index of the
+ * first packet that does not. */
+static inline __attribute__((always_inline)) uint32_t
+parse_run(const unsigned shape, struct sp_packet *const *pkts, uint32_t i,
+          uint32_t n, struct sp_flow_key *keys)
+{
+    const struct loaded_profile lp = load_profile(shape);
+
+    for (; i < n; i++) {
+        struct sp_packet *pkt = pkts[i];
+        const uint8_t *p = pkt->data;
+        uint32_t len = pkt->len;
+
+        if (len < SP_MFEX_LEN(shape) || !probe_matches(&lp, p) ||
+            !sp_mfex_profile_lengths_ok(shape, p, len)) {
+            break;
+        }
+        build_key(&lp, shape, p, len, &keys[i]);
+        sp_mfex_profile_finish(shape, pkt, &keys[i]);
+    }
+    return i;
+}
+
+void
+MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
+{
+    uint32_t slow = 0; /* packets for the scalar parser, after the loop */
+
+    for (uint32_t i = 0; i < n;) {
+        uint32_t end = i;
+
+        if (pkts[i]->len >= SP_MFEX_MIN_LEN) {
+            /* Constant shapes: one specialised loop each. */
+            switch (sp_mfex_profile_guess(pkts[i]->data)) {
+#define PARSE_RUN_CASE(shape)                     \
+    case shape:                                   \
+        end = parse_run(shape, pkts, i, n, keys); \
+        break;
+                PARSE_RUN_CASE(0)
+                PARSE_RUN_CASE(1)
+                PARSE_RUN_CASE(2)
+                PARSE_RUN_CASE(3)
+                PARSE_RUN_CASE(4)
+                PARSE_RUN_CASE(5)
+                PARSE_RUN_CASE(6)
+                PARSE_RUN_CASE(7)
+#undef PARSE_RUN_CASE
+            }
+        }
+        if (end == i) {
+            slow |= UINT32_C(1) << i;
+            end++;
+        }
+        i = end;
+    }
+    sp_scalar_mfex_lanes(pkts, slow, keys);
+}
