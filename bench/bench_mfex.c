@@ -5,6 +5,7 @@
  * the same run. Each case cycles through BATCHES (default 16, at most
  * BATCHES_MAX) batches of 32 different packets, so the branch predictors
  * cannot learn one batch by heart; BATCHES 1 measures one batch in L1.
+ * The variants take turns, one sample each (sp_bench_turns).
  * Usage: bench_mfex [SAMPLES [BATCHES]]
  */
 #include <stdio.h>
@@ -18,7 +19,9 @@
 #define PACKETS     (BATCHES_MAX * SP_BATCH_MAX)
 
 struct mfex_case {
-    sp_mfex_fn *fn;
+    sp_mfex_fn *fns[SP_VARIANT_MAX]; /* the variants with their own mfex */
+    const char *names[SP_VARIANT_MAX];
+    unsigned n_fns;
     unsigned batches;
     unsigned next; /* batch of the next call */
     uint8_t bytes[PACKETS][SP_PKTGEN_MAX];
@@ -27,13 +30,14 @@ struct mfex_case {
     struct sp_flow_key keys[SP_BATCH_MAX];
 };
 
-/* One batch per call, cycling through the case's batches. */
+/* One batch per call under variant k, cycling through the case's
+ * batches. */
 static void
-run_mfex(void *ctx)
+run_mfex(void *ctx, unsigned k)
 {
     struct mfex_case *c = ctx;
 
-    c->fn(c->ptrs + c->next * SP_BATCH_MAX, SP_BATCH_MAX, c->keys);
+    c->fns[k](c->ptrs + c->next * SP_BATCH_MAX, SP_BATCH_MAX, c->keys);
     c->next = (c->next + 1) % c->batches;
     __asm__ volatile("" ::"r"(c->keys) : "memory");
 }
@@ -85,26 +89,27 @@ main(int argc, char **argv)
            sp_ticks_per_ns(), samples, batches);
     printf("%-36s %-10s %11s %9s %9s\n", "shape", "variant", "ticks/pkt",
            "ns/pkt", "vs scalar");
+    for (unsigned i = 0; i < sp_variant_count(); i++) {
+        const struct sp_variant *v = sp_variant_get(i);
+
+        if (sp_variant_allowed(v) &&
+            sp_variant_provider(v, SP_KERNEL_mfex) == v) {
+            mc.names[mc.n_fns] = v->name;
+            mc.fns[mc.n_fns++] = v->kernels->mfex;
+        }
+    }
     for (int shape = -1; shape < SP_PKTGEN_SHAPE_COUNT; shape++) {
-        double scalar = 0;
+        double t[SP_VARIANT_MAX];
 
         fill(&mc, shape, &rng);
-        for (unsigned i = 0; i < sp_variant_count(); i++) {
-            const struct sp_variant *v = sp_variant_get(i);
-            double t, per;
+        sp_bench_turns(mc.n_fns, run_mfex, &mc, 800, samples, t);
+        for (unsigned k = 0; k < mc.n_fns; k++) {
+            double per = t[k] / SP_BATCH_MAX;
 
-            if (!sp_variant_allowed(v) ||
-                sp_variant_provider(v, SP_KERNEL_mfex) != v) {
-                continue;
-            }
-            mc.fn = v->kernels->mfex;
-            t = sp_bench_median(run_mfex, &mc, 800, samples);
-            scalar = i ? scalar : t;
-            per = t / SP_BATCH_MAX;
             printf("%-36s %-10s %11.2f %9.2f %8.2fx\n",
                    shape < 0 ? "mixed (3/4 profile shapes)"
                              : sp_pktgen_shape_name(shape),
-                   v->name, per, per / sp_ticks_per_ns(), scalar / t);
+                   mc.names[k], per, per / sp_ticks_per_ns(), t[0] / t[k]);
         }
     }
     return 0;

@@ -67,3 +67,29 @@ sp_bench_median(void (*fn)(void *ctx), void *ctx, unsigned reps,
     free(t);
     return median;
 }
+
+void
+sp_bench_turns(unsigned n, void (*run)(void *ctx, unsigned k), void *ctx,
+               unsigned reps, unsigned samples, double *median)
+{
+    double *t = calloc((size_t)n * samples, sizeof *t);
+
+    for (unsigned s = 0; s <= samples; s++) {
+        for (unsigned k = 0; k < n; k++) {
+            uint64_t start = sp_ticks();
+
+            for (unsigned i = 0; i < reps; i++) {
+                run(ctx, k);
+            }
+            /* Round 0 warms caches, predictors and clocks up. */
+            if (s) {
+                t[k * samples + s - 1] =
+                    (double)(sp_ticks() - start) / reps;
+            }
+        }
+    }
+    for (unsigned k = 0; k < n; k++) {
+        median[k] = sp_median(t + k * samples, samples);
+    }
+    free(t);
+}

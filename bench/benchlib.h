@@ -38,4 +38,12 @@ double sp_median(double *values, unsigned n);
 double sp_bench_median(void (*fn)(void *ctx), void *ctx, unsigned reps,
                        unsigned samples);
 
+/* Times n contestants that take turns, one sample each, so that noise
+ * from other jobs on a shared machine (and clock changes) hits them alike
+ * and their ratios stay comparable: run(ctx, k) runs contestant k once,
+ * 'reps' times per sample, 'samples' samples after a warm-up round.
+ * median[k] is the median ticks of one run of contestant k. */
+void sp_bench_turns(unsigned n, void (*run)(void *ctx, unsigned k), void *ctx,
+                    unsigned reps, unsigned samples, double *median);
+
 #endif /* SP_BENCHLIB_H */

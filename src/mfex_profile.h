@@ -9,7 +9,7 @@
  *    "not a fragment", IPv6 version, L4 protocol);
  *  - perm: for each of the 64 key bytes, the packet byte it comes from
  *    (SP_MFEX_PERM_ZERO: none) within the first SP_MFEX_WINDOW bytes,
- *    and the same as one pshufb control per 16-byte chunk;
+ *    and the same as pshufb controls within AVX2's 16-byte windows;
  *  - keep / set: after the permute, key = (bytes & keep) | set; keep is
  *    zero where perm is SP_MFEX_PERM_ZERO, 0x0f where only a low nibble
  *    belongs to the key (TCP flags, IPv6 flow label), and set adds the
@@ -18,9 +18,9 @@
  * Lengths cannot be checked by a mask: sp_mfex_profile_lengths_ok() checks
  * them, and a packet that fails goes to the scalar parser. in_port and the
  * metadata are written by sp_mfex_profile_finish(), and the IPv6 traffic
- * class, which straddles two bytes, by each parser. The
- * parsers run one loop per shape (src/mfex_loop.h) so that all of this is
- * constants and straight-line code.
+ * class, which straddles two bytes, by each parser. The parsers run one
+ * loop per shape (src/mfex_loop.h) so that all of this is constants and
+ * straight-line code.
  */
 #ifndef SP_MFEX_PROFILE_H
 #define SP_MFEX_PROFILE_H
@@ -52,12 +52,39 @@
 #define SP_MFEX_CHUNKS(s) \
     ((SP_MFEX_L4_OFS(s) + ((s)&SP_MFEX_SHAPE_TCP ? 13u : 3u)) / 16 + 1)
 
+/* AVX2's pshufb works within 16-byte lanes, so each key lane q (bytes
+ * 16q..16q+15) is shuffled out of one or two 16-byte windows of the packet
+ * that hold every byte the permute puts there: window A at
+ * SP_MFEX_WIN_A(shape, q), window B at SP_MFEX_WIN_B for what A misses
+ * (the type behind a tag, TCP flags, the IPv6 flow label; where a lane
+ * needs no window B it is window A again). Key half h (lanes 2h, 2h+1)
+ * needs window B when SP_MFEX_HAS_WIN_B(shape, h). Every window ends
+ * within SP_MFEX_LEN(shape), so a packet of the shape has its bytes.
+ * IPv4: lane 0 [0, 16), 1 [l3, l3+16), 2 (destination) [l3+4, l3+20),
+ * 3 (ports) [l4-8, l4+8). IPv6: lanes 2 and 3 [l3+16, l3+32) and
+ * [l3+28, l3+44) for the addresses and ports. */
+#define SP_MFEX_WIN_A(s, q)                                               \
+    ((q) == 0   ? 0u                                                      \
+     : (q) == 1 ? SP_MFEX_L3_OFS(s)                                       \
+     : (q) == 2 ? SP_MFEX_L3_OFS(s) + ((s)&SP_MFEX_SHAPE_IPV6 ? 16u : 4u) \
+     : (s)&SP_MFEX_SHAPE_IPV6 ? SP_MFEX_L3_OFS(s) + 28u                   \
+                              : SP_MFEX_L4_OFS(s) - 8u)
+#define SP_MFEX_WIN_B(s, q)                                       \
+    ((q) == 0   ? ((s)&SP_MFEX_SHAPE_VLAN ? 2u : 0u)              \
+     : (q) == 1 ? ((s)&SP_MFEX_SHAPE_TCP ? SP_MFEX_L4_OFS(s) + 4u \
+                                         : SP_MFEX_L3_OFS(s))     \
+     : (q) == 3 && ((s)&SP_MFEX_SHAPE_IPV6) ? SP_MFEX_L3_OFS(s)   \
+                                            : SP_MFEX_WIN_A(s, q))
+#define SP_MFEX_HAS_WIN_B(s, h)                                       \
+    ((h) == 0 ? ((s) & (SP_MFEX_SHAPE_VLAN | SP_MFEX_SHAPE_TCP)) != 0 \
+              : ((s)&SP_MFEX_SHAPE_IPV6) != 0)
+
 struct sp_mfex_profile {
     uint8_t probe_mask[SP_MFEX_PROBE_LEN];
     uint8_t probe_value[SP_MFEX_PROBE_LEN];
     uint8_t perm[64];
-    /* perm as pshufb controls, one per 16-byte chunk of the packet. */
-    uint8_t shuffle[SP_MFEX_WINDOW / 16][64];
+    /* perm as pshufb controls within AVX2's windows A and B. */
+    uint8_t avx2_ctrl[2][64];
     uint8_t keep[64];
     uint8_t set[64];
 } __attribute__((aligned(64)));
@@ -95,9 +122,11 @@ sp_mfex_profile_guess(const uint8_t *p)
 /* The checks no mask can do: the IP length fields and the TCP data offset
  * agree with the frame, as the scalar parser requires for "ok". ip_bytes,
  * the IP header and payload the length field claims, must lie within
- * [SP_MFEX_LEN - l3 offset, len - l3 offset], and the TCP data offset
- * within [5, TCP bytes / 4]: one unsigned compare each. The caller has
- * checked len >= SP_MFEX_LEN(shape), so every byte read here exists. */
+ * [SP_MFEX_LEN - l3 offset, len - l3 offset]: one unsigned compare of
+ * 'spare', the L4 bytes past the L4 header. The TCP data offset must lie
+ * within [5, TCP bytes / 4], that is 4 * doff - 20 <= spare, one more. The
+ * caller has checked len >= SP_MFEX_LEN(shape), so every byte read here
+ * exists. */
 static inline bool
 sp_mfex_profile_lengths_ok(unsigned shape, const uint8_t *p, uint32_t len)
 {
@@ -107,14 +136,16 @@ sp_mfex_profile_lengths_ok(unsigned shape, const uint8_t *p, uint32_t len)
     uint32_t ip_bytes = shape & SP_MFEX_SHAPE_IPV6
                             ? sp_mfex_get_be16(p + l3 + 4) + 40
                             : sp_mfex_get_be16(p + l3 + 2);
+    uint32_t spare = ip_bytes - (min_len - l3);
 
-    if (ip_bytes - (min_len - l3) > len - min_len) {
+    if (spare > len - min_len) {
         return false;
     }
     if (shape & SP_MFEX_SHAPE_TCP) {
-        uint32_t doff = p[SP_MFEX_L4_OFS(shape) + 12] >> 4;
+        /* The data offset is the high nibble: 4 * doff = (byte >> 2) & ~3. */
+        uint32_t doff4 = (uint32_t)(p[SP_MFEX_L4_OFS(shape) + 12] >> 2) & 0x3c;
 
-        return doff - 5 <= ((ip_bytes - SP_MFEX_L3_LEN(shape)) >> 2) - 5;
+        return doff4 - 20 <= spare;
     }
     return true;
 }

@@ -22,28 +22,55 @@
 #define MFEX_FN sp_avx512_mfex
 #endif
 
-/* key byte j = packet byte perm[j], from lo (bytes 0-63) and hi (64-127). */
-static inline __m512i
-permute_bytes(__m512i lo, __m512i hi, __m512i perm)
-{
+/* The byte permute of a profile, prepared once per run of its shape. */
+struct byte_permute {
 #ifdef __AVX512VBMI__
-    return _mm512_permutex2var_epi8(lo, perm, hi);
+    __m512i perm;
 #else
     /* Each 16-bit lane k gathers the word holding packet byte perm[2k]
-     * (even) and the one holding perm[2k+1] (odd), shifts the wanted byte
-     * into place, and the two are merged byte by byte. */
-    const __m512i low_byte = _mm512_set1_epi16(0x00ff);
-    __m512i even_idx = _mm512_srli_epi16(_mm512_and_si512(perm, low_byte), 1);
-    __m512i odd_idx = _mm512_srli_epi16(perm, 9);
-    __m512i even = _mm512_permutex2var_epi16(lo, even_idx, hi);
-    __m512i odd = _mm512_permutex2var_epi16(lo, odd_idx, hi);
-    __mmask32 even_from_high =
-        _mm512_test_epi16_mask(perm, _mm512_set1_epi16(0x0001));
-    __mmask32 odd_from_low =
-        _mm512_testn_epi16_mask(perm, _mm512_set1_epi16(0x0100));
+     * (even) and the one holding perm[2k+1] (odd); the wanted bytes are
+     * then shifted into place and merged. */
+    __m512i even_idx, odd_idx;
+    __mmask32 even_from_high, odd_from_low;
+#endif
+};
 
-    even = _mm512_mask_srli_epi16(even, even_from_high, even, 8);
-    odd = _mm512_mask_slli_epi16(odd, odd_from_low, odd, 8);
+static inline struct byte_permute
+prepare_permute(__m512i perm)
+{
+#ifdef __AVX512VBMI__
+    return (struct byte_permute){.perm = perm};
+#else
+    return (struct byte_permute){
+        .even_idx = _mm512_srli_epi16(
+            _mm512_and_si512(perm, _mm512_set1_epi16(0x00ff)), 1),
+        .odd_idx = _mm512_srli_epi16(perm, 9),
+        .even_from_high =
+            _mm512_test_epi16_mask(perm, _mm512_set1_epi16(0x0001)),
+        .odd_from_low =
+            _mm512_testn_epi16_mask(perm, _mm512_set1_epi16(0x0100)),
+    };
+#endif
+}
+
+/* key byte j = packet byte perm[j], from lo (bytes 0-63) and, when
+ * two_sources, hi (64-127). */
+static inline __m512i
+permute_bytes(const struct byte_permute *bp, __m512i lo, __m512i hi,
+              bool two_sources)
+{
+#ifdef __AVX512VBMI__
+    return two_sources ? _mm512_permutex2var_epi8(lo, bp->perm, hi)
+                       : _mm512_permutexvar_epi8(bp->perm, lo);
+#else
+    __m512i even = two_sources
+                       ? _mm512_permutex2var_epi16(lo, bp->even_idx, hi)
+                       : _mm512_permutexvar_epi16(bp->even_idx, lo);
+    __m512i odd = two_sources ? _mm512_permutex2var_epi16(lo, bp->odd_idx, hi)
+                              : _mm512_permutexvar_epi16(bp->odd_idx, lo);
+
+    even = _mm512_mask_srli_epi16(even, bp->even_from_high, even, 8);
+    odd = _mm512_mask_slli_epi16(odd, bp->odd_from_low, odd, 8);
     return _mm512_mask_blend_epi8(UINT64_C(0xaaaaaaaaaaaaaaaa), even, odd);
 #endif
 }
@@ -51,7 +78,8 @@ permute_bytes(__m512i lo, __m512i hi, __m512i perm)
 /* A profile's vectors, kept in registers for a run of its shape. */
 struct loaded_profile {
     __m256i probe_mask, probe_value;
-    __m512i perm, keep, set;
+    struct byte_permute permute;
+    __m512i keep, set;
 };
 
 static inline struct loaded_profile
@@ -62,7 +90,7 @@ load_profile(unsigned shape)
     return (struct loaded_profile){
         .probe_mask = _mm256_load_si256((const __m256i *)prof->probe_mask),
         .probe_value = _mm256_load_si256((const __m256i *)prof->probe_value),
-        .perm = _mm512_load_si512(prof->perm),
+        .permute = prepare_permute(_mm512_load_si512(prof->perm)),
         .keep = _mm512_load_si512(prof->keep),
         .set = _mm512_load_si512(prof->set),
     };
@@ -84,16 +112,25 @@ bytes_below(int n)
     return n <= 0 ? 0 : n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
 }
 
-/* The IPv6 traffic class in key byte 21, from header bytes b0 b1 (at
- * p + l3): each word of their 16-byte chunk swapped into b0 << 8 | b1 and
- * shifted left by 4 has it in its high byte. */
+/* The IPv6 traffic class in key byte 21, before keep and set. */
 static inline __m512i
 add_ipv6_tclass(__m512i k, const uint8_t *ip)
 {
+#ifdef __AVX512VBMI__
+    /* The permute left header bytes b0 and b1 in key bytes 16 and 23 (see
+     * src/scalar/mfex_profiles.c): the 8 bits from bit 60 of that quadword,
+     * wrapping around, are b1's high nibble then b0's low one. */
+    (void)ip;
+    return _mm512_mask_multishift_epi64_epi8(
+        k, UINT64_C(1) << SP_KEY_OFS(nw_tos), _mm512_set1_epi8(60), k);
+#else
+    /* Each word of b0 b1's 16-byte chunk swapped into b0 << 8 | b1 and
+     * shifted left by 4 has it in its high byte. */
     __m512i w = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)ip));
 
     w = _mm512_slli_epi16(_mm512_shuffle_epi8(w, _mm512_set1_epi16(1)), 4);
     return _mm512_mask_mov_epi8(k, UINT64_C(1) << SP_KEY_OFS(nw_tos), w);
+#endif
 }
 
 static inline void
@@ -107,14 +144,14 @@ build_key(const struct loaded_profile *lp, unsigned shape, const uint8_t *p,
     __m512i hi = read > 64
                      ? _mm512_maskz_loadu_epi8(bytes_below(read - 64), p + 64)
                      : _mm512_setzero_si512();
-    __m512i k = permute_bytes(lo, hi, lp->perm);
+    __m512i k = permute_bytes(&lp->permute, lo, hi, read > 64);
 
     (void)len;
-    /* (k & keep) | set */
-    k = _mm512_ternarylogic_epi64(k, lp->keep, lp->set, 0xea);
     if (shape & SP_MFEX_SHAPE_IPV6) {
         k = add_ipv6_tclass(k, p + SP_MFEX_L3_OFS(shape));
     }
+    /* (k & keep) | set */
+    k = _mm512_ternarylogic_epi64(k, lp->keep, lp->set, 0xea);
     _mm512_storeu_si512(key, k);
 }
 
