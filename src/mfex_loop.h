@@ -12,7 +12,7 @@
  *  - struct loaded_profile and load_profile(shape);
  *  - probe_matches(lp, p): the first SP_MFEX_PROBE_LEN bytes of p against
  *    the profile's probe (the packet has at least SP_MFEX_LEN(shape));
- *  - build_key(lp, shape, p, len, key): the permuted key, read from the
+ *  - build_key(lp, shape, pkt, key): the key, with in_port, read from the
  *    packet's first len bytes only.
  * No include guard: each includer has its own definitions.
  */
@@ -35,8 +35,8 @@ parse_run(const unsigned shape, struct sp_packet *const *pkts, uint32_t i,
             !sp_mfex_profile_lengths_ok(shape, p, len)) {
             break;
         }
-        build_key(&lp, shape, p, len, &keys[i]);
-        sp_mfex_profile_finish(shape, pkt, &keys[i]);
+        build_key(&lp, shape, pkt, &keys[i]);
+        sp_mfex_profile_finish(shape, pkt);
     }
     return i;
 }

@@ -16,11 +16,11 @@
  *    VLAN "tag present" bit.
  *
  * Lengths cannot be checked by a mask: sp_mfex_profile_lengths_ok() checks
- * them, and a packet that fails goes to the scalar parser. in_port and the
- * metadata are written by sp_mfex_profile_finish(), and the IPv6 traffic
- * class, which straddles two bytes, by each parser. The parsers run one
- * loop per shape (src/mfex_loop.h) so that all of this is constants and
- * straight-line code.
+ * them, and a packet that fails goes to the scalar parser. The metadata
+ * are written by sp_mfex_profile_finish(); in_port, which is not a packet
+ * byte, and the IPv6 traffic class, which straddles two, by each parser. The
+ * parsers run one loop per shape (src/mfex_loop.h) so that all of this is
+ * constants and straight-line code.
  */
 #ifndef SP_MFEX_PROFILE_H
 #define SP_MFEX_PROFILE_H
@@ -158,12 +158,10 @@ sp_mfex_ipv6_tclass(const uint8_t *ip)
     return (uint8_t)(ip[0] << 4 | ip[1] >> 4);
 }
 
-/* in_port and the metadata. */
+/* The packet's metadata. */
 static inline void
-sp_mfex_profile_finish(unsigned shape, struct sp_packet *pkt,
-                       struct sp_flow_key *key)
+sp_mfex_profile_finish(unsigned shape, struct sp_packet *pkt)
 {
-    key->in_port = pkt->in_port;
     pkt->l3_ofs = SP_MFEX_L3_OFS(shape);
     pkt->l4_ofs = SP_MFEX_L4_OFS(shape);
     pkt->status = SP_MFEX_OK;

@@ -93,13 +93,13 @@ add_ipv6_tclass(__m256i lo, const uint8_t *ip)
 }
 
 static inline void
-build_key(const struct loaded_profile *lp, unsigned shape, const uint8_t *p,
-          uint32_t len, struct sp_flow_key *key)
+build_key(const struct loaded_profile *lp, unsigned shape,
+          const struct sp_packet *pkt, struct sp_flow_key *key)
 {
+    const uint8_t *p = pkt->data;
     __m256i lo = key_half(lp, shape, 0, p);
     __m256i hi = key_half(lp, shape, 1, p);
 
-    (void)len; /* the windows end within SP_MFEX_LEN(shape) <= len */
     lo = _mm256_or_si256(_mm256_and_si256(lo, lp->keep[0]), lp->set[0]);
     hi = _mm256_or_si256(_mm256_and_si256(hi, lp->keep[1]), lp->set[1]);
     if (shape & SP_MFEX_SHAPE_IPV6) {
@@ -107,6 +107,7 @@ build_key(const struct loaded_profile *lp, unsigned shape, const uint8_t *p,
     }
     _mm256_storeu_si256((__m256i *)key, lo);
     _mm256_storeu_si256((__m256i *)key + 1, hi);
+    key->in_port = pkt->in_port;
 }
 
 #define MFEX_FN sp_avx2_mfex

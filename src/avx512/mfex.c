@@ -155,24 +155,27 @@ add_ipv6_tclass(__m512i k, const uint8_t *ip)
 }
 
 static inline void
-build_key(const struct loaded_profile *lp, unsigned shape, const uint8_t *p,
-          uint32_t len, struct sp_flow_key *key)
+build_key(const struct loaded_profile *lp, unsigned shape,
+          const struct sp_packet *pkt, struct sp_flow_key *key)
 {
     /* Through the last byte the permute reads: the ports, or the TCP
-     * flags; a packet of the shape has SP_MFEX_LEN bytes, at least that
-     * many and 64 when SP_MFEX_LEN is, so len itself is not needed. */
-    const unsigned l4 = SP_MFEX_L4_OFS(shape);
-    const unsigned read = l4 + (shape & SP_MFEX_SHAPE_TCP ? 14 : 4);
+     * flags. A packet of the shape has SP_MFEX_LEN bytes, so at least
+     * that many, and 64 when SP_MFEX_LEN is 64 or more. */
+    const unsigned read =
+        SP_MFEX_L4_OFS(shape) + (shape & SP_MFEX_SHAPE_TCP ? 14 : 4);
+    const uint8_t *p = pkt->data;
     __m512i lo, hi, k;
 
-    (void)len;
     load_first(p, read > 64 || SP_MFEX_LEN(shape) < 64 ? read : 64, &lo, &hi);
     k = permute_bytes(&lp->permute, lo, hi, read > 64);
     if (shape & SP_MFEX_SHAPE_IPV6) {
         k = add_ipv6_tclass(k, p + SP_MFEX_L3_OFS(shape));
     }
-    /* (k & keep) | set */
+    /* (k & keep) | set, and in_port broadcast from memory (not from a
+     * general register, a slow transfer on AMD) into its word. */
     k = _mm512_ternarylogic_epi64(k, lp->keep, lp->set, 0xea);
+    k = _mm512_mask_set1_epi16(k, 1u << SP_KEY_OFS(in_port) / 2,
+                               (short)pkt->in_port);
     _mm512_storeu_si512(key, k);
 }
 

@@ -70,9 +70,11 @@ probe_matches(const struct loaded_profile *lp, const uint8_t *p)
 /* Each 16 bytes of the key: one tbl over the window's first 64 bytes, and
  * one tbx over the fifth chunk for the shapes that read it. */
 static inline void
-build_key(const struct loaded_profile *lp, unsigned shape, const uint8_t *p,
-          uint32_t len, struct sp_flow_key *key)
+build_key(const struct loaded_profile *lp, unsigned shape,
+          const struct sp_packet *pkt, struct sp_flow_key *key)
 {
+    const uint8_t *p = pkt->data;
+    const uint32_t len = pkt->len;
     const uint32_t chunks = SP_MFEX_CHUNKS(shape);
     const uint8x16_t window_base = vdupq_n_u8(64);
     uint8x16x4_t w;
@@ -95,6 +97,7 @@ build_key(const struct loaded_profile *lp, unsigned shape, const uint8_t *p,
         k = vorrq_u8(vandq_u8(k, lp->keep[q]), lp->set[q]);
         vst1q_u8(key->bytes + 16 * q, k);
     }
+    key->in_port = pkt->in_port;
     if (shape & SP_MFEX_SHAPE_IPV6) {
         key->nw_tos = sp_mfex_ipv6_tclass(p + SP_MFEX_L3_OFS(shape));
     }
