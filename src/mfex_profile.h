@@ -103,20 +103,31 @@ sp_mfex_get_be16(const uint8_t *p)
     return (uint32_t)p[0] << 8 | p[1];
 }
 
-/* The only profile a packet can match, from its Ethernet type and L4
- * protocol bytes, without a branch; the probe then checks every byte the
- * profile depends on. Reads bytes 12..27 only: len >= SP_MFEX_MIN_LEN. */
+/* The only profile a packet can match, from its Ethernet type, IPv4
+ * version, header length and fragment fields, and L4 protocol bytes, or
+ * SP_MFEX_PROFILES
+ * when it matches none: the probe then checks every byte the profile
+ * depends on. Turning the other packets away here spares them loading a
+ * profile and probing it. Reads bytes 12..27 only: len >= SP_MFEX_MIN_LEN.
+ */
 static inline unsigned
 sp_mfex_profile_guess(const uint8_t *p)
 {
     unsigned vlan = p[12] == 0x81 && p[13] == 0x00;
     const uint8_t *type = p + 12 + 4 * vlan;
+    const uint8_t *ip = type + 2;
     unsigned ipv6 = type[0] == 0x86 && type[1] == 0xdd;
+    /* IPv4 without options, not a fragment (no MF, offset 0). */
+    bool ipv4 = type[0] == 0x08 && type[1] == 0x00 && ip[0] == 0x45 &&
+                !(ip[6] & 0x3f) && !ip[7];
     /* IPv4 protocol at byte 9, IPv6 next header at byte 6. */
-    unsigned tcp = type[2 + 9 - 3 * ipv6] == 6;
+    uint8_t proto = ip[9 - 3 * ipv6];
 
+    if (!(ipv4 || ipv6) || (proto != 6 && proto != 17)) {
+        return SP_MFEX_PROFILES;
+    }
     return SP_MFEX_SHAPE_VLAN * vlan + SP_MFEX_SHAPE_IPV6 * ipv6 +
-           SP_MFEX_SHAPE_TCP * tcp;
+           SP_MFEX_SHAPE_TCP * (proto == 6);
 }
 
 /* The checks no mask can do: the IP length fields and the TCP data offset

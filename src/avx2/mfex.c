@@ -22,9 +22,8 @@ struct loaded_profile {
 };
 
 static inline struct loaded_profile
-load_profile(unsigned shape)
+load_profile(const struct sp_mfex_profile *prof)
 {
-    const struct sp_mfex_profile *prof = &sp_mfex_profiles[shape];
     const __m256i *keep = (const __m256i *)prof->keep;
     const __m256i *set = (const __m256i *)prof->set;
     struct loaded_profile lp = {

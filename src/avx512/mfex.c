@@ -83,9 +83,8 @@ struct loaded_profile {
 };
 
 static inline struct loaded_profile
-load_profile(unsigned shape)
+load_profile(const struct sp_mfex_profile *prof)
 {
-    const struct sp_mfex_profile *prof = &sp_mfex_profiles[shape];
 
     return (struct loaded_profile){
         .probe_mask = _mm256_load_si256((const __m256i *)prof->probe_mask),

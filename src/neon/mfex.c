@@ -37,9 +37,8 @@ struct loaded_profile {
 };
 
 static inline struct loaded_profile
-load_profile(unsigned shape)
+load_profile(const struct sp_mfex_profile *prof)
 {
-    const struct sp_mfex_profile *prof = &sp_mfex_profiles[shape];
     struct loaded_profile lp;
 
     for (unsigned q = 0; q < 2; q++) {
