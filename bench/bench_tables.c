@@ -3,7 +3,10 @@
  * Flow table lookups in TSC ticks per packet, every variant this CPU runs,
  * each as a ratio to scalar from the same run:
  * - the classifier (sp_cls_lookup of 32-key batches that all match) for 1,
- *   10 and 100 subtables and up to MAX_RULES rules spread over them;
+ *   10 and 100 subtables and up to MAX_RULES rules spread over them, and
+ *   how the cost grows from the fewest rules to the most: the two tables
+ *   are measured in turns, sample by sample, so the ratio is taken under
+ *   the same load of a shared machine;
  * - the PMD path (sp_emc_cls_lookup: hash, EMC, classifier) at EMC hit
  *   rates from 0 to 100%;
  * - the memory the classifier takes per rule.
@@ -158,17 +161,32 @@ force(const char *spec)
     }
 }
 
-/* Runs fn under each variant of 'kernel' (or of every kernel if NULL),
- * prints a row per variant and stores its ticks per packet in ticks[] (by
- * registration index) unless ticks is NULL. The variants take turns, one
- * sample each, so that noise from other jobs on a shared machine hits
- * them alike and the ratios stay comparable. */
+/* Ticks of one fn(c) call, over reps calls. */
+static double
+sample(void (*fn)(void *), struct lookup_case *c, unsigned reps)
+{
+    uint64_t start = sp_ticks();
+
+    for (unsigned r = 0; r < reps; r++) {
+        fn(c);
+    }
+    return (double)(sp_ticks() - start) / reps;
+}
+
+/* Runs fn under each variant of 'kernel' (or of every kernel if NULL) and
+ * prints a row per variant. The variants take turns, one sample each, so
+ * that noise from other jobs on a shared machine hits them alike and the
+ * ratios stay comparable. If base is not NULL, each sample of c is
+ * followed by one of base under the same variant, and growth[] gets the
+ * median of the per-sample ratios c / base (by registration index). */
 static void
 rows(const char *what, const char *kernel, void (*fn)(void *),
-     struct lookup_case *c, unsigned reps, unsigned samples, double *ticks)
+     struct lookup_case *c, struct lookup_case *base, unsigned reps,
+     unsigned samples, double *growth)
 {
     unsigned index[SP_VARIANT_MAX], n = 0;
     double *t = calloc((size_t)SP_VARIANT_MAX * samples, sizeof *t);
+    double *g = calloc((size_t)SP_VARIANT_MAX * samples, sizeof *g);
     double scalar = 0;
 
     for (unsigned i = 0; i < sp_variant_count(); i++) {
@@ -182,18 +200,17 @@ rows(const char *what, const char *kernel, void (*fn)(void *),
     for (unsigned s = 0; s <= samples; s++) {
         for (unsigned k = 0; k < n; k++) {
             char spec[64];
-            uint64_t start;
+            double ticks, base_ticks;
 
             snprintf(spec, sizeof spec, "%s%s%s", kernel ? kernel : "",
                      kernel ? "=" : "", sp_variant_get(index[k])->name);
             force(spec);
-            start = sp_ticks();
-            for (unsigned r = 0; r < reps; r++) {
-                fn(c);
-            }
+            ticks = sample(fn, c, reps);
+            base_ticks = base ? sample(fn, base, reps) : 0;
             /* Sample 0 warms caches and predictors up. */
             if (s) {
-                t[k * samples + s - 1] = (double)(sp_ticks() - start) / reps;
+                t[k * samples + s - 1] = ticks;
+                g[k * samples + s - 1] = base ? ticks / base_ticks : 0;
             }
         }
     }
@@ -202,13 +219,14 @@ rows(const char *what, const char *kernel, void (*fn)(void *),
         double per = sp_median(&t[k * samples], samples) / SP_BATCH_MAX;
 
         scalar = k ? scalar : per;
-        if (ticks) {
-            ticks[index[k]] = per;
+        if (base) {
+            growth[index[k]] = sp_median(&g[k * samples], samples);
         }
         printf("%-34s %-8s %9.1f %8.1f %8.2fx\n", what, v->name, per,
                per / sp_ticks_per_ns(), scalar / per);
     }
     free(t);
+    free(g);
     sp_dispatch_reset();
 }
 
@@ -242,50 +260,71 @@ main(int argc, char **argv)
     static const uint32_t rule_counts[] = {1,     10,     100,    1000,
                                            10000, 100000, 1000000};
     static const unsigned hit_rates[] = {0, 25, 50, 75, 90, 100};
-    struct lookup_case c = {.rng = {5}};
+    struct lookup_case c = {.rng = {5}}, fewest = {.rng = {6}};
     struct sp_err err;
-    /* Per subtable count: ticks at the fewest and the most rules. */
-    double first[3][SP_VARIANT_MAX] = {{0}}, last[3][SP_VARIANT_MAX] = {{0}};
-    uint32_t last_rules[3] = {0};
+    /* Per subtable count: the most rules, and the growth of the cost from
+     * the fewest to those (0 if only one size was measured). */
+    uint32_t most[3] = {0};
+    double growth[3][SP_VARIANT_MAX] = {{0}};
 
     if (samples < 3) {
         samples = 3;
     }
     rcu_register_thread();
     c.keys = aligned_alloc(64, BATCHES * sizeof *c.keys);
+    fewest.keys = aligned_alloc(64, BATCHES * sizeof *fewest.keys);
     printf("TSC %.3f ticks/ns; median of %u samples; ratio = scalar ticks / "
            "variant ticks (same run)\n",
            sp_ticks_per_ns(), samples);
     printf("%-34s %-8s %9s %8s %9s\n", "classifier, 32-key batches", "variant",
            "ticks/pkt", "ns/pkt", "vs scalar");
     for (size_t s = 0; s < 3; s++) {
+        uint32_t subtables = subtable_counts[s];
+        struct tables small = {0};
+
         for (size_t r = 0; r < 7; r++) {
-            uint32_t subtables = subtable_counts[s];
+            if (rule_counts[r] >= subtables && rule_counts[r] <= max_rules) {
+                most[s] = rule_counts[r];
+            }
+        }
+        for (size_t r = 0; r < 7; r++) {
             uint32_t rules = rule_counts[r];
+            /* The fewest rules' table stays, to be measured again in turns
+             * with the most rules'. */
+            bool first = !small.cls;
             struct tables t;
+            struct lookup_case *lc = first ? &fewest : &c;
             char what[64];
 
             if (rules < subtables || rules > max_rules) {
                 continue;
             }
             tables_build(&t, subtables, rules);
-            c.cls = t.cls;
-            fill_keys(&c, &t, 0, 0);
+            lc->cls = t.cls;
+            fill_keys(lc, &t, 0, 0);
             snprintf(what, sizeof what, "%3u subtables %7u rules %4zu B/r",
                      subtables, rules, t.bytes / rules);
-            rows(what, "classifier", run_cls, &c, 1000, samples,
-                 first[s][0] ? last[s] : first[s]);
-            last_rules[s] = rules;
-            tables_free(&t);
+            rows(what, "classifier", run_cls, lc,
+                 !first && rules == most[s] ? &fewest : NULL, 1000, samples,
+                 growth[s]);
+            if (first) {
+                small = t;
+            } else {
+                tables_free(&t);
+            }
+        }
+        if (small.cls) {
+            tables_free(&small);
         }
     }
-    printf("\ngrowth of ticks/pkt from the fewest to the most rules:\n");
+    printf("\ngrowth of ticks/pkt from the fewest to the most rules "
+           "(measured in turns):\n");
     for (size_t s = 0; s < 3; s++) {
-        for (unsigned i = 0; i < sp_variant_count() && last_rules[s]; i++) {
-            if (first[s][i] > 0) {
+        for (unsigned i = 0; i < sp_variant_count(); i++) {
+            if (growth[s][i] > 0) {
                 printf("  %3u subtables, %u to %u rules, %-8s %5.2fx\n",
-                       subtable_counts[s], subtable_counts[s], last_rules[s],
-                       sp_variant_get(i)->name, last[s][i] / first[s][i]);
+                       subtable_counts[s], subtable_counts[s], most[s],
+                       sp_variant_get(i)->name, growth[s][i]);
             }
         }
     }
@@ -320,11 +359,12 @@ main(int argc, char **argv)
         fill_keys(&c, &t, hot, hit_rates[h]);
         snprintf(what, sizeof what, "10 subtables %6u rules, %3u%% hits",
                  rules, hit_rates[h]);
-        rows(what, NULL, run_pmd, &c, 1000, samples, NULL);
+        rows(what, NULL, run_pmd, &c, NULL, 1000, samples, NULL);
         sp_emc_destroy(&c.emc);
         tables_free(&t);
     }
     free(c.keys);
+    free(fewest.keys);
     rcu_unregister_thread();
     return 0;
 }

@@ -31,13 +31,15 @@ typedef uint32_t sp_cls_sig_match_fn(const struct sp_cls_bucket *b,
 typedef bool sp_cls_keys_equal_fn(const struct sp_flow_key *a,
                                   const struct sp_flow_key *b);
 
-/* Both cache lines of a bucket: the signatures, and the rule pointers that
- * a signature match reads next. */
+/* Candidate bit of a key's first slot in its second bucket: bits 0-4 are
+ * the slots of its first bucket, so bit order is probing order. */
+#define SP_CLS_SECOND 8
+
+/* A bucket: its one cache line. */
 static inline void
 sp_cls_prefetch_bucket(const struct sp_cls_bucket *b)
 {
-    __builtin_prefetch(b->sigs);
-    __builtin_prefetch(b->rules);
+    __builtin_prefetch(b);
 }
 
 /* The key of the rule in slot s of b. The pointer may be stale by the time
@@ -58,8 +60,7 @@ sp_cls_probe(const struct sp_cls_buckets *buckets,
              uint32_t todo, const struct sp_rule **rules,
              sp_cls_sig_match_fn *sig_match, sp_cls_keys_equal_fn *keys_equal)
 {
-    /* Candidate slots of key i: bits 0-7 in its first bucket, 8-15 in its
-     * second, so bit order is probing order. */
+    /* Candidate slots of key i, SP_CLS_SECOND on for its second bucket. */
     uint32_t slots[SP_BATCH_MAX];
     const struct sp_cls_bucket *probed[SP_BATCH_MAX][2];
     uint32_t found = 0, moved = 0;
@@ -89,7 +90,7 @@ sp_cls_probe(const struct sp_cls_buckets *buckets,
             sp_cls_prefetch_rule(probed[i][1],
                                  (unsigned)__builtin_ctz(second));
         }
-        slots[i] |= second << SP_CLS_SLOTS;
+        slots[i] |= second << SP_CLS_SECOND;
     }
     for (uint32_t p = todo; p; p &= p - 1) {
         unsigned i = (unsigned)__builtin_ctz(p);
@@ -97,7 +98,7 @@ sp_cls_probe(const struct sp_cls_buckets *buckets,
         for (uint32_t m = slots[i]; m; m &= m - 1) {
             unsigned s = (unsigned)__builtin_ctz(m);
             const struct sp_rule *r = __atomic_load_n(
-                &probed[i][s / SP_CLS_SLOTS]->rules[s % SP_CLS_SLOTS],
+                &probed[i][s / SP_CLS_SECOND]->rules[s % SP_CLS_SECOND],
                 __ATOMIC_ACQUIRE);
 
             if (r && keys_equal(&r->match.key, &masked[i])) {

@@ -418,6 +418,78 @@ base_match(struct sp_match *m, uint16_t dl_type, int proto)
 }
 
 /* Invalid matches are refused with the field named; valid ones pass. */
+/* Every variant's lookup of a batch of copies of 'key' in the one-bucket
+ * table b: all found as 'want', or none if want is NULL. */
+static void
+expect_bucket(const struct sp_cls_subtable *st, const struct sp_cls_buckets *b,
+              const struct sp_flow_key *key, const struct sp_rule *want)
+{
+    struct sp_flow_key keys[SP_BATCH_MAX];
+
+    for (uint32_t i = 0; i < SP_BATCH_MAX; i++) {
+        keys[i] = *key;
+    }
+    for (unsigned v = 0; v < sp_n_runnable; v++) {
+        const struct sp_rule *got[SP_BATCH_MAX] = {NULL};
+        uint32_t found = sp_runnable[v]->kernels->classifier(
+            st, b, keys, SP_BATCH_MAX, UINT32_MAX, got);
+
+        assert_int_equal(found, want ? UINT32_MAX : 0);
+        for (uint32_t i = 0; i < SP_BATCH_MAX; i++) {
+            assert_ptr_equal(got[i], want);
+        }
+    }
+}
+
+/* The SIMD signature compares load a bucket's first 32 bytes, n_moved and
+ * half of a rule pointer included: those bytes never make a candidate, and
+ * the key is found in each slot. */
+static void
+test_bucket_layout(void **state)
+{
+    (void)state;
+    struct sp_cls *cls = sp_cls_create(NULL);
+    struct sp_cls_buckets *b = aligned_alloc(64, sizeof *b + sizeof b->b[0]);
+    const struct sp_cls_subtable *st;
+    const struct sp_rule *rule;
+    struct sp_match m;
+    struct sp_err err;
+    uint32_t h;
+
+    assert_non_null(cls);
+    assert_non_null(b);
+    memset(&m, 0, sizeof m);
+    m.mask.dl_type = 0xffff;
+    m.key.dl_type = htons(0x0800);
+    memset(m.mask.nw_src, 0xff, 4);
+    m.key.nw_src[3] = 1;
+    rule = sp_cls_insert(cls, &m, 1, NULL, &err);
+    assert_non_null(rule);
+    st = sp_cls_subtable_at(cls, 0);
+    sp_runnable[0]->kernels->hash(&rule->match.key, NULL, 1, &h);
+
+    memset(b, 0, sizeof *b + sizeof b->b[0]);
+    for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+        b->b[0].sigs[s] = h + 1;
+    }
+    b->b[0].n_moved = h;
+    /* Never dereferenced: no signature matches. */
+    b->b[0].rules[0] =
+        (const struct sp_rule *)(uintptr_t)((uint64_t)h << 32 | h);
+    expect_bucket(st, b, &rule->match.key, NULL);
+
+    for (unsigned slot = 0; slot < SP_CLS_SLOTS; slot++) {
+        memset(b, 0, sizeof *b + sizeof b->b[0]);
+        for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+            b->b[0].sigs[s] = h;
+        }
+        b->b[0].rules[slot] = rule;
+        expect_bucket(st, b, &rule->match.key, rule);
+    }
+    free(b);
+    sp_cls_destroy(cls);
+}
+
 static void
 test_validation(void **state)
 {
@@ -503,6 +575,7 @@ main(void)
         cmocka_unit_test(test_random_against_oracle),
         cmocka_unit_test(test_ties_and_chains),
         cmocka_unit_test(test_growth_and_lifetime),
+        cmocka_unit_test(test_bucket_layout),
         cmocka_unit_test(test_validation),
     };
 

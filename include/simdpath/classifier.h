@@ -31,6 +31,7 @@
 #ifndef SP_CLASSIFIER_H
 #define SP_CLASSIFIER_H
 
+#include <assert.h>
 #include <stdint.h>
 
 #include "simdpath/dispatch.h"
@@ -51,15 +52,21 @@ struct sp_rule {
  * compare tests all of them, then the rule's key is compared. A key has two
  * candidate buckets (sp_cls_bucket_index): it goes to the first unless that
  * is full, and n_moved counts the keys that had to go to their second one,
- * so a lookup reads the second only when the first's n_moved is not 0 (one
- * cache line per subtable for most misses). A NULL rule is an empty slot. */
-#define SP_CLS_SLOTS 8
+ * so a lookup reads the second only when the first's n_moved is not 0. A
+ * bucket is one cache line, signatures, count and rule pointers together:
+ * a probe of a subtable that does not hold the key reads that line only,
+ * and one that does finds the rule pointer in it. A NULL rule is an empty
+ * slot. */
+#define SP_CLS_SLOTS 5
 
 struct sp_cls_bucket {
     uint32_t sigs[SP_CLS_SLOTS];
     uint32_t n_moved; /* keys of this bucket living in their second one */
-    const struct sp_rule *rules[SP_CLS_SLOTS] __attribute__((aligned(64)));
+    const struct sp_rule *rules[SP_CLS_SLOTS];
 } __attribute__((aligned(64)));
+
+static_assert(sizeof(struct sp_cls_bucket) == 64,
+              "a bucket is one cache line");
 
 struct sp_cls_buckets {
     uint32_t mask; /* bucket count - 1, a power of two minus one */

@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Subtable lookup with AVX2: crc32 hashes (mask_hash.h), then the probing
- * passes of cls_probe.h with one 256-bit compare of a bucket's 8
+ * passes of cls_probe.h with one 256-bit compare of a bucket's 5
  * signatures and two 256-bit compares of a 64-byte key.
  */
 #include "avx2/mask_hash.h"
 #include "cls_probe.h"
 #include "isa.h"
 
+/* The 256-bit load takes the bucket's first 32 bytes: the signatures, then
+ * n_moved and half a rule pointer, whose lanes are masked off. */
 static inline __attribute__((always_inline)) uint32_t
 sig_match(const struct sp_cls_bucket *b, uint32_t hash)
 {
     return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(
-        _mm256_cmpeq_epi32(_mm256_load_si256((const __m256i *)b->sigs),
-                           _mm256_set1_epi32((int)hash))));
+               _mm256_cmpeq_epi32(_mm256_load_si256((const __m256i *)b),
+                                  _mm256_set1_epi32((int)hash)))) &
+           ((1u << SP_CLS_SLOTS) - 1);
 }
 
 static inline __attribute__((always_inline)) bool

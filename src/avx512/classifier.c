@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Subtable lookup with AVX-512: crc32 hashes (avx2/mask_hash.h), then the
- * probing passes of cls_probe.h with a bucket's 8 signatures compared into
+ * probing passes of cls_probe.h with a bucket's 5 signatures compared into
  * a mask register and a 64-byte key in one 512-bit compare.
  */
 #include "avx2/mask_hash.h"
 #include "cls_probe.h"
 #include "isa.h"
 
+/* The 256-bit load takes the bucket's first 32 bytes: the signatures, then
+ * n_moved and half a rule pointer, which the compare mask leaves out. */
 static inline __attribute__((always_inline)) uint32_t
 sig_match(const struct sp_cls_bucket *b, uint32_t hash)
 {
-    return _mm256_cmpeq_epi32_mask(_mm256_load_si256((const __m256i *)b->sigs),
-                                   _mm256_set1_epi32((int)hash));
+    return _mm256_mask_cmpeq_epi32_mask((1u << SP_CLS_SLOTS) - 1,
+                                        _mm256_load_si256((const __m256i *)b),
+                                        _mm256_set1_epi32((int)hash));
 }
 
 static inline __attribute__((always_inline)) bool

@@ -2,9 +2,9 @@
 /*
  * Subtable lookup with NEON: mask with 128-bit ANDs and hash with the
  * Armv8 crc32cx instruction (the hash kernel's value), prefetching the
- * first bucket, then the probing passes of cls_probe.h with two 128-bit
- * signature compares per bucket and a 64-byte key compare per candidate
- * slot (compare.h).
+ * first bucket, then the probing passes of cls_probe.h with a bucket's
+ * signatures compared by one 128-bit compare and one scalar one, and a
+ * 64-byte key compare per candidate slot (compare.h).
  */
 #include <arm_acle.h>
 
@@ -12,10 +12,18 @@
 #include "isa.h"
 #include "neon/compare.h"
 
+static_assert(SP_CLS_SLOTS == 5, "sig_match compares 4 + 1 signatures");
+
+/* Signatures 0-3 in one 128-bit compare, the fifth on its own. */
 static inline __attribute__((always_inline)) uint32_t
 sig_match(const struct sp_cls_bucket *b, uint32_t hash)
 {
-    return sp_neon_sig_match(b->sigs, hash);
+    static const uint32_t weights[4] = {1, 2, 4, 8};
+
+    return vaddvq_u32(
+               vandq_u32(vceqq_u32(vld1q_u32(b->sigs), vdupq_n_u32(hash)),
+                         vld1q_u32(weights))) |
+           (uint32_t)(b->sigs[4] == hash) << 4;
 }
 
 uint32_t

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* NEON helpers of the EMC and subtable lookups: signature compare results
- * as a bit mask, and a 64-byte key compare. */
+/* NEON helpers of the EMC and subtable lookups: the EMC's signature compare
+ * results as a bit mask, and a 64-byte key compare. */
 #ifndef SP_NEON_COMPARE_H
 #define SP_NEON_COMPARE_H
 
