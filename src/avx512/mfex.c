@@ -12,6 +12,7 @@
  * vpermi2b.
  */
 #include <immintrin.h>
+#include <string.h>
 
 #include "isa.h"
 #include "mfex_profile.h"
@@ -53,21 +54,15 @@ prepare_permute(__m512i perm)
 #endif
 }
 
-/* key byte j = packet byte perm[j], from lo (bytes 0-63) and, when
- * two_sources, hi (64-127). */
+/* key byte j = packet byte perm[j], of the first 64 (indexes wrap). */
 static inline __m512i
-permute_bytes(const struct byte_permute *bp, __m512i lo, __m512i hi,
-              bool two_sources)
+permute_bytes(const struct byte_permute *bp, __m512i bytes)
 {
 #ifdef __AVX512VBMI__
-    return two_sources ? _mm512_permutex2var_epi8(lo, bp->perm, hi)
-                       : _mm512_permutexvar_epi8(bp->perm, lo);
+    return _mm512_permutexvar_epi8(bp->perm, bytes);
 #else
-    __m512i even = two_sources
-                       ? _mm512_permutex2var_epi16(lo, bp->even_idx, hi)
-                       : _mm512_permutexvar_epi16(bp->even_idx, lo);
-    __m512i odd = two_sources ? _mm512_permutex2var_epi16(lo, bp->odd_idx, hi)
-                              : _mm512_permutexvar_epi16(bp->odd_idx, lo);
+    __m512i even = _mm512_permutexvar_epi16(bp->even_idx, bytes);
+    __m512i odd = _mm512_permutexvar_epi16(bp->odd_idx, bytes);
 
     even = _mm512_mask_srli_epi16(even, bp->even_from_high, even, 8);
     odd = _mm512_mask_slli_epi16(odd, bp->odd_from_low, odd, 8);
@@ -85,7 +80,6 @@ struct loaded_profile {
 static inline struct loaded_profile
 load_profile(const struct sp_mfex_profile *prof)
 {
-
     return (struct loaded_profile){
         .probe_mask = _mm256_load_si256((const __m256i *)prof->probe_mask),
         .probe_value = _mm256_load_si256((const __m256i *)prof->probe_value),
@@ -111,25 +105,31 @@ bytes_below(unsigned n)
     return (UINT64_C(1) << n) - 1;
 }
 
-/* The first n bytes of p (32 < n <= 80, a constant), bytes 0-63 in *lo
- * and 64-79 in *hi, zeros above n: nothing past them is read. Masked
- * loads only in 256 or 128 bits: 512-bit ones measured up to a third
- * slower per packet on Zen 5. */
-static inline void
-load_first(const uint8_t *p, unsigned n, __m512i *lo, __m512i *hi)
+/* The first 64 bytes of p, or its first n (32 < n < 64, a constant) and
+ * zeros: nothing past them is read. A masked load only in 256 bits:
+ * 512-bit ones measured up to a third slower per packet on Zen 5. */
+static inline __m512i
+load_first(const uint8_t *p, unsigned n)
 {
-    if (n >= 64) {
-        *lo = _mm512_loadu_si512(p);
-    } else {
-        __m256i head = _mm256_loadu_si256((const __m256i *)p);
-        __m256i tail =
-            _mm256_maskz_loadu_epi8((__mmask32)bytes_below(n - 32), p + 32);
+    __m256i head, tail;
 
-        *lo = _mm512_inserti64x4(_mm512_castsi256_si512(head), tail, 1);
+    if (n >= 64) {
+        return _mm512_loadu_si512(p);
     }
-    *hi = n > 64 ? _mm512_zextsi128_si512(_mm_maskz_loadu_epi8(
-                       (__mmask16)bytes_below(n - 64), p + 64))
-                 : _mm512_setzero_si512();
+    head = _mm256_loadu_si256((const __m256i *)p);
+    tail = _mm256_maskz_loadu_epi8((__mmask32)bytes_below(n - 32), p + 32);
+    return _mm512_inserti64x4(_mm512_castsi256_si512(head), tail, 1);
+}
+
+/* Word w of k from the 2 bytes at p, broadcast from memory: from a
+ * general register it is a slow transfer on AMD. */
+static inline __m512i
+set_word(__m512i k, unsigned w, const void *p)
+{
+    uint16_t v;
+
+    memcpy(&v, p, sizeof v);
+    return _mm512_mask_set1_epi16(k, 1u << w, (short)v);
 }
 
 /* The IPv6 traffic class in key byte 21, before keep and set. */
@@ -157,24 +157,23 @@ static inline void
 build_key(const struct loaded_profile *lp, unsigned shape,
           const struct sp_packet *pkt, struct sp_flow_key *key)
 {
-    /* Through the last byte the permute reads: the ports, or the TCP
-     * flags. A packet of the shape has SP_MFEX_LEN bytes, so at least
-     * that many, and 64 when SP_MFEX_LEN is 64 or more. */
-    const unsigned read =
-        SP_MFEX_L4_OFS(shape) + (shape & SP_MFEX_SHAPE_TCP ? 14 : 4);
+    /* Every key byte but IPv6's TCP flags comes from the first 64 bytes:
+     * from the first SP_MFEX_LEN bytes, which a packet of the shape has,
+     * when that is less. The flags then take a word broadcast instead of
+     * a second load and a two-source permute. */
+    const unsigned l4 = SP_MFEX_L4_OFS(shape);
     const uint8_t *p = pkt->data;
-    __m512i lo, hi, k;
+    __m512i k = permute_bytes(&lp->permute, load_first(p, SP_MFEX_LEN(shape)));
 
-    load_first(p, read > 64 || SP_MFEX_LEN(shape) < 64 ? read : 64, &lo, &hi);
-    k = permute_bytes(&lp->permute, lo, hi, read > 64);
     if (shape & SP_MFEX_SHAPE_IPV6) {
         k = add_ipv6_tclass(k, p + SP_MFEX_L3_OFS(shape));
     }
-    /* (k & keep) | set, and in_port broadcast from memory (not from a
-     * general register, a slow transfer on AMD) into its word. */
+    if ((shape & SP_MFEX_SHAPE_TCP) && l4 + 14 > 64) {
+        k = set_word(k, SP_KEY_OFS(tcp_flags) / 2, p + l4 + 12);
+    }
+    /* (k & keep) | set, then in_port. */
     k = _mm512_ternarylogic_epi64(k, lp->keep, lp->set, 0xea);
-    k = _mm512_mask_set1_epi16(k, 1u << SP_KEY_OFS(in_port) / 2,
-                               (short)pkt->in_port);
+    k = set_word(k, SP_KEY_OFS(in_port) / 2, &pkt->in_port);
     _mm512_storeu_si512(key, k);
 }
 
