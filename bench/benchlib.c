@@ -83,8 +83,7 @@ sp_bench_turns(unsigned n, void (*run)(void *ctx, unsigned k), void *ctx,
             }
             /* Round 0 warms caches, predictors and clocks up. */
             if (s) {
-                t[k * samples + s - 1] =
-                    (double)(sp_ticks() - start) / reps;
+                t[k * samples + s - 1] = (double)(sp_ticks() - start) / reps;
             }
         }
     }
