@@ -132,24 +132,22 @@ set_word(__m512i k, unsigned w, const void *p)
     return _mm512_mask_set1_epi16(k, 1u << w, (short)v);
 }
 
-/* The IPv6 traffic class in key byte 21, before keep and set. */
+/* The IPv6 traffic class in key byte 21, before keep and set. The
+ * permute left header bytes b0 and b1 in key bytes 16 and 23, the ends of
+ * one quadword (see src/scalar/mfex_profiles.c): taken 8 bits from its bit
+ * 60, wrapping around, they are b1's high nibble then b0's low one, the
+ * traffic class. */
 static inline __m512i
-add_ipv6_tclass(__m512i k, const uint8_t *ip)
+add_ipv6_tclass(__m512i k)
 {
-#ifdef __AVX512VBMI__
-    /* The permute left header bytes b0 and b1 in key bytes 16 and 23 (see
-     * src/scalar/mfex_profiles.c): the 8 bits from bit 60 of that quadword,
-     * wrapping around, are b1's high nibble then b0's low one. */
-    (void)ip;
-    return _mm512_mask_multishift_epi64_epi8(
-        k, UINT64_C(1) << SP_KEY_OFS(nw_tos), _mm512_set1_epi8(60), k);
-#else
-    /* Each word of b0 b1's 16-byte chunk swapped into b0 << 8 | b1 and
-     * shifted left by 4 has it in its high byte. */
-    __m512i w = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)ip));
+    const __mmask64 tos = UINT64_C(1) << SP_KEY_OFS(nw_tos);
 
-    w = _mm512_slli_epi16(_mm512_shuffle_epi8(w, _mm512_set1_epi16(1)), 4);
-    return _mm512_mask_mov_epi8(k, UINT64_C(1) << SP_KEY_OFS(nw_tos), w);
+#ifdef __AVX512VBMI__
+    return _mm512_mask_multishift_epi64_epi8(k, tos, _mm512_set1_epi8(60), k);
+#else
+    /* Rotated left by 44, bits 60-63 land in 40-43 and 0-3 in 44-47:
+     * byte 21. */
+    return _mm512_mask_mov_epi8(k, tos, _mm512_rol_epi64(k, 44));
 #endif
 }
 
@@ -166,7 +164,7 @@ build_key(const struct loaded_profile *lp, unsigned shape,
     __m512i k = permute_bytes(&lp->permute, load_first(p, SP_MFEX_LEN(shape)));
 
     if (shape & SP_MFEX_SHAPE_IPV6) {
-        k = add_ipv6_tclass(k, p + SP_MFEX_L3_OFS(shape));
+        k = add_ipv6_tclass(k);
     }
     if ((shape & SP_MFEX_SHAPE_TCP) && l4 + 14 > 64) {
         k = set_word(k, SP_KEY_OFS(tcp_flags) / 2, p + l4 + 12);
