@@ -3,11 +3,14 @@
  * Miniflow extract: known answers for the scalar parser, then every variant
  * against scalar on generated packets of every shape, each one truncated at
  * every length, with bogus lengths, every IHL and TCP data offset, random
- * byte flips, and random bytes.
+ * byte flips, and random bytes. And the SIMD profiles' tables against the
+ * scalar parser, so that a wrong table cannot hide behind the scalar
+ * fallback.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "mfex_profile.h" /* src/: the SIMD parsers' shared tables */
 #include "mfexcheck.h"
 #include "simdpath/mfex.h"
 #include "simdpath/pktgen.h"
@@ -335,6 +338,115 @@ test_generated(void **state)
            (unsigned long long)sp_mfexcheck_count());
 }
 
+/* The key the profile of 'shape' describes, built byte by byte from its
+ * tables as every SIMD parser builds it with its own instructions. */
+static void
+profile_key(unsigned shape, const struct sp_packet *pkt,
+            struct sp_flow_key *key)
+{
+    const struct sp_mfex_profile *prof = &sp_mfex_profiles[shape];
+
+    for (unsigned j = 0; j < 64; j++) {
+        uint8_t b =
+            prof->perm[j] == SP_MFEX_PERM_ZERO ? 0 : pkt->data[prof->perm[j]];
+
+        key->bytes[j] = (uint8_t)((b & prof->keep[j]) | prof->set[j]);
+    }
+    key->in_port = pkt->in_port;
+    if (shape & SP_MFEX_SHAPE_IPV6) {
+        key->nw_tos = sp_mfex_ipv6_tclass(pkt->data + SP_MFEX_L3_OFS(shape));
+    }
+}
+
+/* Packets of the eight profile shapes: the guess names their shape, its
+ * probe and length checks take them, and the key from the profile's
+ * tables and the metadata from its shape are the scalar parser's. */
+static void
+test_profiles_match_scalar(void **state)
+{
+    (void)state;
+    struct sp_random rng = {11};
+    uint8_t bytes[SP_PKTGEN_MAX];
+    unsigned seen = 0;
+
+    for (unsigned round = 0; round < ROUNDS_PER_SHAPE; round++) {
+        for (unsigned g = 0; g < SP_PKTGEN_PROFILE_SHAPES; g++) {
+            struct sp_packet pkt = {
+                .data = bytes,
+                .len = (uint32_t)sp_pktgen(g, &rng, bytes),
+                .in_port = (uint16_t)round,
+            };
+            struct sp_packet *ptr = &pkt;
+            struct sp_flow_key want, got;
+            unsigned shape = sp_mfex_profile_guess(bytes);
+
+            sp_variant_get(0)->kernels->mfex(&ptr, 1, &want);
+            assert_int_equal(pkt.status, SP_MFEX_OK);
+            assert_true(shape < SP_MFEX_PROFILES);
+            seen |= 1u << shape;
+            assert_true(pkt.len >= SP_MFEX_LEN(shape));
+            for (unsigned i = 0; i < SP_MFEX_PROBE_LEN; i++) {
+                const struct sp_mfex_profile *prof = &sp_mfex_profiles[shape];
+
+                assert_int_equal(bytes[i] & prof->probe_mask[i],
+                                 prof->probe_value[i]);
+            }
+            assert_true(sp_mfex_profile_lengths_ok(shape, bytes, pkt.len));
+            assert_int_equal(pkt.l3_ofs, SP_MFEX_L3_OFS(shape));
+            assert_int_equal(pkt.l4_ofs, SP_MFEX_L4_OFS(shape));
+            profile_key(shape, &pkt, &got);
+            assert_memory_equal(&got, &want, sizeof want);
+        }
+    }
+    assert_int_equal(seen, (1u << SP_MFEX_PROFILES) - 1);
+}
+
+/* What the SIMD parsers rely on in the tables: every byte a permute reads
+ * lies below SP_MFEX_LEN; AVX2's windows hold it and end within
+ * SP_MFEX_LEN; AVX-512 finds all but IPv6's TCP flags in the first 64
+ * bytes, and the traffic class's two bytes in key bytes 16 and 23. */
+static void
+test_profile_layout(void **state)
+{
+    (void)state;
+
+    for (unsigned s = 0; s < SP_MFEX_PROFILES; s++) {
+        const struct sp_mfex_profile *prof = &sp_mfex_profiles[s];
+        const unsigned l4 = SP_MFEX_L4_OFS(s);
+
+        for (unsigned q = 0; q < 4; q++) {
+            assert_true(SP_MFEX_WIN_A(s, q) + 16 <= SP_MFEX_LEN(s));
+            assert_true(SP_MFEX_WIN_B(s, q) + 16 <= SP_MFEX_LEN(s));
+        }
+        for (unsigned j = 0; j < 64; j++) {
+            unsigned x = prof->perm[j], q = j / 16;
+            bool in_a = x - SP_MFEX_WIN_A(s, q) < 16;
+            bool in_b = x - SP_MFEX_WIN_B(s, q) < 16;
+            bool flags =
+                j == SP_KEY_OFS(tcp_flags) || j == SP_KEY_OFS(tcp_flags) + 1;
+
+            if (x == SP_MFEX_PERM_ZERO) {
+                assert_int_equal(prof->avx2_ctrl[0][j], 0x80);
+                assert_int_equal(prof->avx2_ctrl[1][j], 0x80);
+                continue;
+            }
+            assert_true(x < SP_MFEX_LEN(s));
+            assert_true(in_a || (SP_MFEX_HAS_WIN_B(s, q / 2) && in_b));
+            assert_int_equal(prof->avx2_ctrl[0][j],
+                             in_a ? x - SP_MFEX_WIN_A(s, q) : 0x80);
+            assert_int_equal(prof->avx2_ctrl[1][j],
+                             in_b ? x - SP_MFEX_WIN_B(s, q) : 0x80);
+            assert_true(x < 64 || (flags && l4 + 14 > 64));
+        }
+        if (s & SP_MFEX_SHAPE_IPV6) {
+            assert_int_equal(prof->perm[16], SP_MFEX_L3_OFS(s));
+            assert_int_equal(prof->perm[23], SP_MFEX_L3_OFS(s) + 1);
+            assert_int_equal(prof->keep[16], 0);
+            assert_int_equal(prof->keep[23], 0);
+        }
+    }
+}
+
 /* Random bytes, some behind a valid Ethernet type so the IP and L4
  * parsers see noise too. */
 static void
@@ -375,6 +487,8 @@ main(void)
         cmocka_unit_test(test_known_ipv6_chain),
         cmocka_unit_test(test_known_arp),
         cmocka_unit_test(test_known_errors),
+        cmocka_unit_test(test_profiles_match_scalar),
+        cmocka_unit_test(test_profile_layout),
         cmocka_unit_test(test_generated),
         cmocka_unit_test(test_random_bytes),
     };
