@@ -16,6 +16,7 @@
     X(SSE42, "sse4_2")                    \
     X(POPCNT, "popcnt")                   \
     X(PCLMUL, "pclmulqdq")                \
+    X(MOVBE, "movbe")                     \
     X(OS_YMM, "os_ymm")                   \
     X(AVX, "avx")                         \
     X(AVX2, "avx2")                       \

@@ -96,6 +96,9 @@ detect_features(void)
     if (ecx & (1u << 1)) {
         f |= SP_CPU(PCLMUL);
     }
+    if (ecx & (1u << 22)) {
+        f |= SP_CPU(MOVBE);
+    }
     /* XGETBV faults unless the OS set CR4.OSXSAVE (reported here). */
     if (ecx & (1u << 27)) {
         xcr0 = xgetbv0();

@@ -15,7 +15,8 @@
 
 #define X86_AVX2_NEEDS                                            \
     (SP_CPU(OS_YMM) | SP_CPU(AVX) | SP_CPU(AVX2) | SP_CPU(BMI1) | \
-     SP_CPU(BMI2) | SP_CPU(POPCNT) | SP_CPU(SSE42) | SP_CPU(PCLMUL))
+     SP_CPU(BMI2) | SP_CPU(POPCNT) | SP_CPU(SSE42) | SP_CPU(PCLMUL) |    \
+     SP_CPU(MOVBE))
 #define X86_AVX512_NEEDS                                                    \
     (X86_AVX2_NEEDS | SP_CPU(OS_ZMM) | SP_CPU(AVX512F) | SP_CPU(AVX512BW) | \
      SP_CPU(AVX512VL) | SP_CPU(AVX512DQ))
