@@ -33,8 +33,11 @@ parse_run(const unsigned shape, struct sp_packet *const *pkts, uint32_t i,
     __asm__("" : "+r"(prof));
     lp = load_profile(prof);
 
-    for (; i < n; i++) {
-        struct sp_packet *pkt = pkts[i];
+    struct sp_packet *const *pp = pkts + i, *const *end = pkts + n;
+    struct sp_flow_key *key = keys + i;
+
+    for (; pp != end; pp++, key++) {
+        struct sp_packet *pkt = *pp;
         const uint8_t *p = pkt->data;
         uint32_t len = pkt->len;
 
@@ -42,10 +45,10 @@ parse_run(const unsigned shape, struct sp_packet *const *pkts, uint32_t i,
             !sp_mfex_profile_lengths_ok(shape, p, len)) {
             break;
         }
-        build_key(&lp, shape, pkt, &keys[i]);
+        build_key(&lp, shape, pkt, key);
         sp_mfex_profile_finish(shape, pkt);
     }
-    return i;
+    return (uint32_t)(pp - pkts);
 }
 
 /* The shape a profile may take the packet as, or SP_MFEX_PROFILES. */
