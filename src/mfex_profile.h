@@ -138,28 +138,29 @@ sp_mfex_profile_guess(const uint8_t *p)
  * the IP header and payload the length field claims, must lie within
  * [SP_MFEX_LEN - l3 offset, len - l3 offset]: one unsigned compare of
  * 'spare', the L4 bytes past the L4 header. The TCP data offset must lie
- * within [5, TCP bytes / 4], that is 4 * doff - 20 <= spare, one more. The
- * caller has checked len >= SP_MFEX_LEN(shape), so every byte read here
- * exists. */
+ * within [5, TCP bytes / 4], that is 4 * doff - 20 <= spare, one more.
+ * Both are made 4 times larger, in 64 bits so nothing overflows, which
+ * takes the data offset's nibble as it lies in its byte (16 * doff): one
+ * instruction less per packet. The caller has checked len >=
+ * SP_MFEX_LEN(shape), so every byte read here exists. */
 static inline bool
 sp_mfex_profile_lengths_ok(unsigned shape, const uint8_t *p, uint32_t len)
 {
-    const uint32_t l3 = SP_MFEX_L3_OFS(shape);
-    const uint32_t min_len = SP_MFEX_LEN(shape);
+    const uint64_t l3 = SP_MFEX_L3_OFS(shape);
+    const uint64_t min_len = SP_MFEX_LEN(shape);
     /* IPv6's payload length leaves out its 40-byte header. */
-    uint32_t ip_bytes = shape & SP_MFEX_SHAPE_IPV6
+    uint64_t ip_bytes = shape & SP_MFEX_SHAPE_IPV6
                             ? sp_mfex_get_be16(p + l3 + 4) + 40
                             : sp_mfex_get_be16(p + l3 + 2);
-    uint32_t spare = ip_bytes - (min_len - l3);
+    uint64_t spare4 = 4 * ip_bytes - 4 * (min_len - l3);
 
-    if (spare > len - min_len) {
+    if (spare4 > 4 * (uint64_t)len - 4 * min_len) {
         return false;
     }
     if (shape & SP_MFEX_SHAPE_TCP) {
-        /* The data offset is the high nibble: 4 * doff = (byte >> 2) & ~3. */
-        uint32_t doff4 = (uint32_t)(p[SP_MFEX_L4_OFS(shape) + 12] >> 2) & 0x3c;
+        uint64_t doff16 = p[SP_MFEX_L4_OFS(shape) + 12] & 0xf0;
 
-        return doff4 - 20 <= spare;
+        return doff16 - 80 <= spare4;
     }
     return true;
 }
