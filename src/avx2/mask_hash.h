@@ -37,4 +37,22 @@ sp_x86_mask_and_hash(const struct sp_cls_subtable *st,
     }
 }
 
+/* The x86 subtable lookup: the first pass above, then the probing passes
+ * of cls_probe.h with the ISA's signature and key compares. */
+static inline __attribute__((always_inline)) uint32_t
+sp_x86_classifier(const struct sp_cls_subtable *st,
+                  const struct sp_cls_buckets *buckets,
+                  const struct sp_flow_key *keys, uint32_t n, uint32_t todo,
+                  const struct sp_rule **rules, sp_cls_sig_match_fn *sig_match,
+                  sp_cls_keys_equal_fn *keys_equal)
+{
+    struct sp_flow_key masked[SP_BATCH_MAX];
+    uint32_t hashes[SP_BATCH_MAX];
+
+    todo &= sp_batch_lanes(n);
+    sp_x86_mask_and_hash(st, buckets, keys, todo, masked, hashes);
+    return sp_cls_probe(buckets, masked, hashes, todo, rules, sig_match,
+                        keys_equal);
+}
+
 #endif /* SP_AVX2_MASK_HASH_H */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Subtable lookup with AVX-512: crc32 hashes (avx2/mask_hash.h), then the
- * probing passes of cls_probe.h with a bucket's 5 signatures compared into
- * a mask register and a 64-byte key in one 512-bit compare.
+ * Subtable lookup with AVX-512: crc32 hashes and the probing passes
+ * (avx2/mask_hash.h, cls_probe.h) with a bucket's 5 signatures compared
+ * into a mask register and a 64-byte key in one 512-bit compare
+ * (compare.h).
  */
 #include "avx2/mask_hash.h"
-#include "cls_probe.h"
+#include "avx512/compare.h"
 #include "isa.h"
 
 /* The 256-bit load takes the bucket's first 32 bytes: the signatures, then
@@ -18,24 +19,12 @@ sig_match(const struct sp_cls_bucket *b, uint32_t hash)
                                         _mm256_set1_epi32((int)hash));
 }
 
-static inline __attribute__((always_inline)) bool
-keys_equal(const struct sp_flow_key *a, const struct sp_flow_key *b)
-{
-    return !_mm512_cmpneq_epi64_mask(_mm512_load_si512(a),
-                                     _mm512_load_si512(b));
-}
-
 uint32_t
 sp_avx512_classifier(const struct sp_cls_subtable *st,
                      const struct sp_cls_buckets *buckets,
                      const struct sp_flow_key *keys, uint32_t n, uint32_t todo,
                      const struct sp_rule **rules)
 {
-    struct sp_flow_key masked[SP_BATCH_MAX];
-    uint32_t hashes[SP_BATCH_MAX];
-
-    todo &= sp_batch_lanes(n);
-    sp_x86_mask_and_hash(st, buckets, keys, todo, masked, hashes);
-    return sp_cls_probe(buckets, masked, hashes, todo, rules, sig_match,
-                        keys_equal);
+    return sp_x86_classifier(st, buckets, keys, n, todo, rules, sig_match,
+                             sp_avx512_keys_equal);
 }
