@@ -63,25 +63,30 @@ void
 MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
 {
     uint32_t slow = 0; /* packets for the scalar parser, after the loop */
+    unsigned shape;    /* of packet i, in the loop below */
 
+    if (!n) {
+        return;
+    }
     /* Traffic no profile takes (QinQ, MPLS, fragments, ...) would pay for
      * guessing and then the scalar parser: when the first, middle and
      * last packets of a batch have no profile, the scalar parser takes
      * the whole batch at once. Its result is the same either way. */
-    if (n && guess_shape(pkts[0]) == SP_MFEX_PROFILES &&
+    shape = guess_shape(pkts[0]);
+    if (shape == SP_MFEX_PROFILES &&
         guess_shape(pkts[n / 2]) == SP_MFEX_PROFILES &&
         guess_shape(pkts[n - 1]) == SP_MFEX_PROFILES) {
         sp_scalar_mfex(pkts, n, keys);
         return;
     }
-    for (uint32_t i = 0; i < n;) {
+    for (uint32_t i = 0;;) {
         uint32_t end = i;
 
         /* Constant shapes: one specialised loop each. */
-        switch (guess_shape(pkts[i])) {
-#define PARSE_RUN_CASE(shape)                     \
-    case shape:                                   \
-        end = parse_run(shape, pkts, i, n, keys); \
+        switch (shape) {
+#define PARSE_RUN_CASE(s)                     \
+    case s:                                   \
+        end = parse_run(s, pkts, i, n, keys); \
         break;
             PARSE_RUN_CASE(0)
             PARSE_RUN_CASE(1)
@@ -98,6 +103,10 @@ MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
             end++;
         }
         i = end;
+        if (i == n) {
+            break;
+        }
+        shape = guess_shape(pkts[i]);
     }
     sp_scalar_mfex_lanes(pkts, slow, keys);
 }

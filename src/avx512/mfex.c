@@ -2,18 +2,20 @@
 /*
  * Miniflow extract with AVX-512 profiles (see mfex_profile.h). The first
  * 32 bytes of a packet (it has at least 42) are probed; for a match, the
- * bytes the profile's permute reads are loaded with masked loads, which
- * never touch a byte past them; the key is one two-register byte permute,
- * one AND/OR (vpternlog) and one store.
+ * first 64 bytes (or all of a shorter shape's, through a 256-bit masked
+ * load that never touches a byte past them) go through one byte permute
+ * into the key, one AND/OR (vpternlog) applies keep and set, and masked
+ * word broadcasts from memory add in_port and, past byte 64, IPv6's TCP
+ * flags; one store.
  *
  * This file is built twice: plain (AVX-512 F/BW/VL/DQ) as sp_avx512_mfex,
- * which emulates the byte permute with two vpermi2w word permutes and
+ * which emulates the byte permute with two vpermw word permutes and
  * masked shifts, and with -mavx512vbmi as sp_avx512vbmi_mfex, which uses
- * vpermi2b.
+ * vpermb.
  */
 #include <immintrin.h>
-#include <string.h>
 
+#include "csum.h"
 #include "isa.h"
 #include "mfex_profile.h"
 
@@ -126,10 +128,7 @@ load_first(const uint8_t *p, unsigned n)
 static inline __m512i
 set_word(__m512i k, unsigned w, const void *p)
 {
-    uint16_t v;
-
-    memcpy(&v, p, sizeof v);
-    return _mm512_mask_set1_epi16(k, 1u << w, (short)v);
+    return _mm512_mask_set1_epi16(k, 1u << w, (short)sp_load16(p));
 }
 
 /* The IPv6 traffic class in key byte 21, before keep and set. The
