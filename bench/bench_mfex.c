@@ -102,7 +102,12 @@ main(int argc, char **argv)
         double t[SP_VARIANT_MAX];
 
         fill(&mc, shape, &rng);
-        sp_bench_turns(mc.n_fns, run_mfex, &mc, 800, samples, t);
+        sp_bench_turns(&(struct sp_bench_turns){.run = run_mfex,
+                                                .ctx = &mc,
+                                                .n = mc.n_fns,
+                                                .reps = 800,
+                                                .samples = samples},
+                       t, NULL);
         for (unsigned k = 0; k < mc.n_fns; k++) {
             double per = t[k] / SP_BATCH_MAX;
 

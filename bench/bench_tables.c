@@ -161,32 +161,50 @@ force(const char *spec)
     }
 }
 
-/* Ticks of one fn(c) call, over reps calls. */
-static double
-sample(void (*fn)(void *), struct lookup_case *c, unsigned reps)
-{
-    uint64_t start = sp_ticks();
+/* The contestants of rows(): variant index[k % n] of the kernel on case
+ * cases[k / n]. */
+struct turns {
+    const char *kernel; /* NULL: every kernel */
+    void (*fn)(void *);
+    struct lookup_case *cases[2];
+    unsigned index[SP_VARIANT_MAX], n;
+};
 
-    for (unsigned r = 0; r < reps; r++) {
-        fn(c);
-    }
-    return (double)(sp_ticks() - start) / reps;
+static void
+begin_turn(void *ctx, unsigned k)
+{
+    const struct turns *t = ctx;
+    char spec[64];
+
+    snprintf(spec, sizeof spec, "%s%s%s", t->kernel ? t->kernel : "",
+             t->kernel ? "=" : "", sp_variant_get(t->index[k % t->n])->name);
+    force(spec);
+}
+
+static void
+run_turn(void *ctx, unsigned k)
+{
+    const struct turns *t = ctx;
+
+    t->fn(t->cases[k / t->n]);
 }
 
 /* Runs fn under each variant of 'kernel' (or of every kernel if NULL) and
- * prints a row per variant. The variants take turns, one sample each, so
- * that noise from other jobs on a shared machine hits them alike and the
- * ratios stay comparable. If base is not NULL, each sample of c is
- * followed by one of base under the same variant, and growth[] gets the
- * median of the per-sample ratios c / base (by registration index). */
+ * prints a row per variant. The variants take turns, one sample each
+ * (sp_bench_turns), so that noise from other jobs on a shared machine
+ * hits them alike and the ratios stay comparable. If base is not NULL, it
+ * is sampled in the same rounds under every variant too, and growth[]
+ * gets the median of the per-round ratios c / base (by registration
+ * index). */
 static void
 rows(const char *what, const char *kernel, void (*fn)(void *),
      struct lookup_case *c, struct lookup_case *base, unsigned reps,
      unsigned samples, double *growth)
 {
-    unsigned index[SP_VARIANT_MAX], n = 0;
-    double *t = calloc((size_t)SP_VARIANT_MAX * samples, sizeof *t);
-    double *g = calloc((size_t)SP_VARIANT_MAX * samples, sizeof *g);
+    struct turns t = {.kernel = kernel, .fn = fn, .cases = {c, base}};
+    double median[2 * SP_VARIANT_MAX];
+    double *all = calloc((size_t)2 * SP_VARIANT_MAX * samples, sizeof *all);
+    double *g = calloc(samples, sizeof *g);
     double scalar = 0;
 
     for (unsigned i = 0; i < sp_variant_count(); i++) {
@@ -194,38 +212,34 @@ rows(const char *what, const char *kernel, void (*fn)(void *),
 
         if (sp_variant_allowed(v) &&
             (!kernel || sp_variant_provider(v, SP_KERNEL_classifier) == v)) {
-            index[n++] = i;
+            t.index[t.n++] = i;
         }
     }
-    for (unsigned s = 0; s <= samples; s++) {
-        for (unsigned k = 0; k < n; k++) {
-            char spec[64];
-            double ticks, base_ticks;
-
-            snprintf(spec, sizeof spec, "%s%s%s", kernel ? kernel : "",
-                     kernel ? "=" : "", sp_variant_get(index[k])->name);
-            force(spec);
-            ticks = sample(fn, c, reps);
-            base_ticks = base ? sample(fn, base, reps) : 0;
-            /* Sample 0 warms caches and predictors up. */
-            if (s) {
-                t[k * samples + s - 1] = ticks;
-                g[k * samples + s - 1] = base ? ticks / base_ticks : 0;
-            }
-        }
-    }
-    for (unsigned k = 0; k < n; k++) {
-        const struct sp_variant *v = sp_variant_get(index[k]);
-        double per = sp_median(&t[k * samples], samples) / SP_BATCH_MAX;
+    sp_bench_turns(&(struct sp_bench_turns){.begin = begin_turn,
+                                            .run = run_turn,
+                                            .ctx = &t,
+                                            .n = (base ? 2 : 1) * t.n,
+                                            .reps = reps,
+                                            .samples = samples},
+                   median, all);
+    for (unsigned k = 0; k < t.n; k++) {
+        const struct sp_variant *v = sp_variant_get(t.index[k]);
+        double per = median[k] / SP_BATCH_MAX;
 
         scalar = k ? scalar : per;
         if (base) {
-            growth[index[k]] = sp_median(&g[k * samples], samples);
+            const double *mine = &all[k * samples];
+            const double *theirs = &all[(t.n + k) * samples];
+
+            for (unsigned s = 0; s < samples; s++) {
+                g[s] = mine[s] / theirs[s];
+            }
+            growth[t.index[k]] = sp_median(g, samples);
         }
         printf("%-34s %-8s %9.1f %8.1f %8.2fx\n", what, v->name, per,
                per / sp_ticks_per_ns(), scalar / per);
     }
-    free(t);
+    free(all);
     free(g);
     sp_dispatch_reset();
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "benchlib.h"
@@ -69,26 +70,33 @@ sp_bench_median(void (*fn)(void *ctx), void *ctx, unsigned reps,
 }
 
 void
-sp_bench_turns(unsigned n, void (*run)(void *ctx, unsigned k), void *ctx,
-               unsigned reps, unsigned samples, double *median)
+sp_bench_turns(const struct sp_bench_turns *b, double *median, double *all)
 {
-    double *t = calloc((size_t)n * samples, sizeof *t);
+    double *t = calloc((size_t)b->n * b->samples, sizeof *t);
 
-    for (unsigned s = 0; s <= samples; s++) {
-        for (unsigned k = 0; k < n; k++) {
-            uint64_t start = sp_ticks();
+    for (unsigned s = 0; s <= b->samples; s++) {
+        for (unsigned k = 0; k < b->n; k++) {
+            uint64_t start;
 
-            for (unsigned i = 0; i < reps; i++) {
-                run(ctx, k);
+            if (b->begin) {
+                b->begin(b->ctx, k);
+            }
+            start = sp_ticks();
+            for (unsigned i = 0; i < b->reps; i++) {
+                b->run(b->ctx, k);
             }
             /* Round 0 warms caches, predictors and clocks up. */
             if (s) {
-                t[k * samples + s - 1] = (double)(sp_ticks() - start) / reps;
+                t[k * b->samples + s - 1] =
+                    (double)(sp_ticks() - start) / b->reps;
             }
         }
     }
-    for (unsigned k = 0; k < n; k++) {
-        median[k] = sp_median(t + k * samples, samples);
+    if (all) {
+        memcpy(all, t, (size_t)b->n * b->samples * sizeof *t);
+    }
+    for (unsigned k = 0; k < b->n; k++) {
+        median[k] = sp_median(t + k * b->samples, b->samples);
     }
     free(t);
 }

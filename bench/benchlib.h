@@ -41,9 +41,19 @@ double sp_bench_median(void (*fn)(void *ctx), void *ctx, unsigned reps,
 /* Times n contestants that take turns, one sample each, so that noise
  * from other jobs on a shared machine (and clock changes) hits them alike
  * and their ratios stay comparable: run(ctx, k) runs contestant k once,
- * 'reps' times per sample, 'samples' samples after a warm-up round.
- * median[k] is the median ticks of one run of contestant k. */
-void sp_bench_turns(unsigned n, void (*run)(void *ctx, unsigned k), void *ctx,
-                    unsigned reps, unsigned samples, double *median);
+ * 'reps' times per sample, 'samples' samples after a warm-up round;
+ * begin(ctx, k), if not NULL, prepares contestant k before each of its
+ * samples, outside the timing. median[k] is the median ticks of one run
+ * of contestant k; if 'all' is not NULL, all[k * samples + s] is its
+ * sample s (taken in round s, with every other contestant's sample s). */
+struct sp_bench_turns {
+    void (*begin)(void *ctx, unsigned k);
+    void (*run)(void *ctx, unsigned k);
+    void *ctx;
+    unsigned n, reps, samples;
+};
+
+void sp_bench_turns(const struct sp_bench_turns *b, double *median,
+                    double *all);
 
 #endif /* SP_BENCHLIB_H */
