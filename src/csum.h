@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Internet checksum arithmetic (RFC 1071, RFC 1624) shared by the rewrite
- * kernels of every ISA and the scalar actions.
+ * Unaligned and big-endian byte access, and Internet checksum arithmetic
+ * (RFC 1071, RFC 1624), shared by the parsers, the rewrite kernels of
+ * every ISA, the scalar actions and the packet generator.
  *
  * Words may be taken in either byte order as long as all of one sum use the
  * same: the one's complement sum commutes with swapping the bytes of every
@@ -27,6 +28,25 @@ static inline void
 sp_store16(void *p, uint16_t v)
 {
     memcpy(p, &v, sizeof v);
+}
+
+/* The 16-bit number at p in network (big-endian) byte order. */
+static inline uint16_t
+sp_load_be16(const void *p)
+{
+    const uint8_t *b = p;
+
+    return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+/* Writes v at p in network byte order. */
+static inline void
+sp_store_be16(void *p, uint16_t v)
+{
+    uint8_t *b = p;
+
+    b[0] = (uint8_t)(v >> 8);
+    b[1] = (uint8_t)v;
 }
 
 static inline uint32_t

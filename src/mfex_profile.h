@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "csum.h"
 #include "simdpath/kernels.h"
 
 #define SP_MFEX_PROBE_LEN 32 /* every byte a probe tests is below 28 */
@@ -100,12 +101,6 @@ extern const struct sp_mfex_profile sp_mfex_profiles[SP_MFEX_PROFILES];
  * rest, to place the tail of a short packet. */
 extern const uint8_t sp_mfex_shift_down[32];
 
-static inline uint32_t
-sp_mfex_get_be16(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 8 | p[1];
-}
-
 /* The only profile a packet can match, from its Ethernet type, IPv4
  * version, header length and fragment fields, and L4 protocol bytes, or
  * SP_MFEX_PROFILES
@@ -150,8 +145,8 @@ sp_mfex_profile_lengths_ok(unsigned shape, const uint8_t *p, uint32_t len)
     const uint64_t min_len = SP_MFEX_LEN(shape);
     /* IPv6's payload length leaves out its 40-byte header. */
     uint64_t ip_bytes = shape & SP_MFEX_SHAPE_IPV6
-                            ? sp_mfex_get_be16(p + l3 + 4) + 40
-                            : sp_mfex_get_be16(p + l3 + 2);
+                            ? sp_load_be16(p + l3 + 4) + 40
+                            : sp_load_be16(p + l3 + 2);
     uint64_t spare4 = 4 * ip_bytes - 4 * (min_len - l3);
 
     if (spare4 > 4 * (uint64_t)len - 4 * min_len) {

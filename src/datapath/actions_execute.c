@@ -176,14 +176,12 @@ push_vlan(struct group *g, uint16_t tpid)
         if (vlan_tagged(pkt)) {
             const uint8_t *old = pkt->data + ETH_HDR_LEN;
 
-            tci = (uint16_t)((old[0] << 8 | old[1]) & ~0x1000);
+            tci = (uint16_t)(sp_load_be16(old) & ~0x1000);
         }
         d = pkt->data -= VLAN_HDR_LEN;
         memmove(d, d + VLAN_HDR_LEN, ETH_ADDRS_LEN);
-        d[12] = (uint8_t)(tpid >> 8);
-        d[13] = (uint8_t)tpid;
-        d[14] = (uint8_t)(tci >> 8);
-        d[15] = (uint8_t)tci;
+        sp_store_be16(d + 12, tpid);
+        sp_store_be16(d + 14, tci);
         pkt->len += VLAN_HDR_LEN;
         shift_offsets(pkt, VLAN_HDR_LEN);
     }
@@ -219,10 +217,8 @@ set_vlan(struct group *g, uint16_t tci, uint16_t mask)
             continue;
         }
         t = pkt->data + ETH_HDR_LEN;
-        old = (uint16_t)(t[0] << 8 | t[1]);
-        old = (uint16_t)((old & ~mask) | (tci & mask));
-        t[0] = (uint8_t)(old >> 8);
-        t[1] = (uint8_t)old;
+        old = sp_load_be16(t);
+        sp_store_be16(t, (uint16_t)((old & ~mask) | (tci & mask)));
     }
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csum.h"
 #include "datapath/actions_internal.h"
 #include "ipv4_rewrite.h"
 
@@ -46,27 +47,18 @@ fail(struct parser *p, size_t ofs, const char *fmt, ...)
     return -1;
 }
 
-/* A field of the key as the host-order number of its wire bytes. */
-static uint16_t
-key_be16(const uint16_t *field)
-{
-    const uint8_t *b = (const uint8_t *)field;
-
-    return (uint16_t)(b[0] << 8 | b[1]);
-}
-
 static void
 read_guarantees(struct parser *p, const struct sp_match *m)
 {
-    bool type_exact = key_be16(&m->mask.dl_type) == 0xffff;
-    uint16_t type = key_be16(&m->key.dl_type);
+    bool type_exact = sp_load_be16(&m->mask.dl_type) == 0xffff;
+    uint16_t type = sp_load_be16(&m->key.dl_type);
     uint8_t proto = m->key.nw_proto;
     uint16_t present = SP_VLAN_PRESENT;
 
     p->ipv4 = type_exact && type == ETH_TYPE_IPV4;
     p->ipv6 = type_exact && type == ETH_TYPE_IPV6;
-    p->tagged = (key_be16(&m->mask.vlan_tci) & present) &&
-                (key_be16(&m->key.vlan_tci) & present);
+    p->tagged = (sp_load_be16(&m->mask.vlan_tci) & present) &&
+                (sp_load_be16(&m->key.vlan_tci) & present);
     p->l4_proto = 0;
     if ((p->ipv4 || p->ipv6) && m->mask.nw_proto == 0xff &&
         (proto == SP_IPPROTO_TCP || proto == SP_IPPROTO_UDP ||

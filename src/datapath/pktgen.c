@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "csum.h"
 #include "simdpath/pktgen.h"
 
 #define ETH_MIN_FRAME 60 /* without FCS */
@@ -39,13 +40,6 @@ put(struct builder *b, size_t len)
 }
 
 static void
-put_be16(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void
 put_random(struct builder *b, size_t len)
 {
     sp_random_fill(b->rng, put(b, len), len);
@@ -67,10 +61,10 @@ eth(struct builder *b, unsigned tags, uint16_t outer_tpid, uint16_t type)
     for (unsigned t = 0; t < tags; t++) {
         uint8_t *tag = put(b, 4);
 
-        put_be16(tag, t == 0 ? outer_tpid : 0x8100);
-        put_be16(tag + 2, below(b, 0x10000));
+        sp_store_be16(tag, t == 0 ? outer_tpid : 0x8100);
+        sp_store_be16(tag + 2, below(b, 0x10000));
     }
-    put_be16(put(b, 2), type);
+    sp_store_be16(put(b, 2), type);
 }
 
 /* An IPv4 header with 'opt_words' words of options; returns it so the
@@ -82,8 +76,8 @@ ipv4(struct builder *b, uint8_t proto, unsigned opt_words, uint16_t frag)
 
     ip[0] = (uint8_t)(0x40 | (5 + opt_words));
     ip[1] = (uint8_t)below(b, 256);
-    put_be16(ip + 4, below(b, 0x10000));
-    put_be16(ip + 6, frag);
+    sp_store_be16(ip + 4, below(b, 0x10000));
+    sp_store_be16(ip + 6, frag);
     ip[8] = (uint8_t)(1 + below(b, 255));
     ip[9] = proto;
     sp_random_fill(b->rng, ip + 12, 8);
@@ -99,7 +93,7 @@ ipv6(struct builder *b, uint8_t next)
 
     ip[0] = (uint8_t)(0x60 | tc_label >> 24);
     ip[1] = (uint8_t)(tc_label >> 16);
-    put_be16(ip + 2, tc_label);
+    sp_store_be16(ip + 2, tc_label);
     ip[6] = next;
     ip[7] = (uint8_t)(1 + below(b, 255));
     sp_random_fill(b->rng, ip + 8, 32);
@@ -122,8 +116,8 @@ ipv6_frag(struct builder *b, uint8_t next, bool later)
     uint8_t *ext = put(b, 8);
 
     ext[0] = next;
-    put_be16(ext + 2, later ? (1 + below(b, 0x1fff)) << 3 | below(b, 2)
-                            : 1); /* offset 0, more fragments */
+    sp_store_be16(ext + 2, later ? (1 + below(b, 0x1fff)) << 3 | below(b, 2)
+                                 : 1); /* offset 0, more fragments */
     sp_random_fill(b->rng, ext + 4, 4);
 }
 
@@ -143,7 +137,7 @@ udp(struct builder *b, size_t payload)
     uint8_t *h = put(b, 8);
 
     sp_random_fill(b->rng, h, 4);
-    put_be16(h + 4, 8 + payload);
+    sp_store_be16(h + 4, 8 + payload);
 }
 
 static void
@@ -170,11 +164,11 @@ arp(struct builder *b)
 {
     uint8_t *a = put(b, 28);
 
-    put_be16(a, 1);
-    put_be16(a + 2, 0x0800);
+    sp_store_be16(a, 1);
+    sp_store_be16(a + 2, 0x0800);
     a[4] = 6;
     a[5] = 4;
-    put_be16(a + 6, 1 + below(b, 2));
+    sp_store_be16(a + 6, 1 + below(b, 2));
     sp_random_fill(b->rng, a + 8, 20);
 }
 
@@ -184,10 +178,10 @@ finish(struct builder *b, uint8_t *ip4, uint8_t *ip6, size_t payload)
 {
     put_random(b, payload);
     if (ip4) {
-        put_be16(ip4 + 2, (uint32_t)(b->buf + b->len - ip4));
+        sp_store_be16(ip4 + 2, (uint32_t)(b->buf + b->len - ip4));
     }
     if (ip6) {
-        put_be16(ip6 + 4, (uint32_t)(b->buf + b->len - ip6 - 40));
+        sp_store_be16(ip6 + 4, (uint32_t)(b->buf + b->len - ip6 - 40));
     }
     if (b->len < ETH_MIN_FRAME) {
         put(b, ETH_MIN_FRAME - b->len);

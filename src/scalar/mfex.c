@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "csum.h"
 #include "isa.h"
 
 #define ETH_HLEN      14
@@ -53,12 +54,6 @@ struct walk {
     const uint8_t *p;
     uint32_t end;
 };
-
-static uint16_t
-get_be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
 
 /* A 16-bit value in network order, for a key field (little-endian hosts,
  * as every simdpath target). */
@@ -120,7 +115,7 @@ parse_l4(struct walk *w, uint32_t ofs, uint8_t proto, bool ipv6)
     if (proto == IPPROTO_TCP_) {
         uint32_t doff = l4[12] >> 4;
 
-        w->key->tcp_flags = be16(get_be16(l4 + 12) & 0x0fff);
+        w->key->tcp_flags = be16(sp_load_be16(l4 + 12) & 0x0fff);
         if (doff < 5) {
             return SP_MFEX_L4_BAD_HLEN;
         }
@@ -168,14 +163,14 @@ parse_ipv4(struct walk *w, uint32_t ofs)
     key->nw_proto = ip[9];
     memcpy(key->nw_src, ip + 12, 4);
     memcpy(key->nw_dst, ip + 16, 4);
-    frag = get_be16(ip + 6);
+    frag = sp_load_be16(ip + 6);
     if (frag & (IPV4_FRAG_MF | IPV4_FRAG_OFFSET)) {
         key->nw_frag = SP_FRAG_ANY;
         if (frag & IPV4_FRAG_OFFSET) {
             key->nw_frag |= SP_FRAG_LATER;
         }
     }
-    total = get_be16(ip + 2);
+    total = sp_load_be16(ip + 2);
     if (total < hlen) {
         return SP_MFEX_L3_BAD_LEN;
     }
@@ -219,7 +214,7 @@ parse_ipv6(struct walk *w, uint32_t ofs)
     key->nw_proto = next;
     memcpy(key->nw_src, ip + 8, 16);
     memcpy(key->nw_dst, ip + 24, 16);
-    payload = get_be16(ip + 4);
+    payload = sp_load_be16(ip + 4);
     if (payload > avail - IPV6_HLEN) {
         return SP_MFEX_L3_TRUNCATED;
     }
@@ -241,7 +236,7 @@ parse_ipv6(struct walk *w, uint32_t ofs)
         }
         if (next == IPPROTO_FRAGMENT_) {
             key->nw_frag = SP_FRAG_ANY;
-            if (get_be16(ext + 2) & IPV6_FRAG_OFFSET) {
+            if (sp_load_be16(ext + 2) & IPV6_FRAG_OFFSET) {
                 key->nw_frag |= SP_FRAG_LATER;
             }
         }
@@ -266,11 +261,11 @@ parse_arp(struct walk *w, uint32_t ofs)
         return SP_MFEX_ARP_TRUNCATED;
     }
     /* Ethernet hardware, IPv4 protocol, 6- and 4-byte addresses. */
-    if (get_be16(arp) != 1 || get_be16(arp + 2) != ETH_TYPE_IPV4 ||
+    if (sp_load_be16(arp) != 1 || sp_load_be16(arp + 2) != ETH_TYPE_IPV4 ||
         arp[4] != 6 || arp[5] != 4) {
         return SP_MFEX_ARP_UNSUPPORTED;
     }
-    op = get_be16(arp + 6);
+    op = sp_load_be16(arp + 6);
     key->nw_proto = op <= UINT8_MAX ? (uint8_t)op : 0;
     memcpy(key->nw_src + SP_ARP_HA_OFS, arp + 8, 6);
     memcpy(key->nw_src, arp + 14, 4);
@@ -291,16 +286,16 @@ parse_frame(struct walk *w)
         return SP_MFEX_L2_TRUNCATED;
     }
     memcpy(key->dl_dst, w->p, 2 * SP_ETH_ADDR_LEN);
-    type = get_be16(w->p + 12);
+    type = sp_load_be16(w->p + 12);
     for (unsigned tags = 0; tags < VLAN_TAGS_MAX && is_vlan_type(type);
          tags++) {
         if (pkt->len - ofs < VLAN_HLEN) {
             return SP_MFEX_L2_TRUNCATED;
         }
         if (tags == 0) {
-            key->vlan_tci = be16(get_be16(w->p + ofs) | SP_VLAN_PRESENT);
+            key->vlan_tci = be16(sp_load_be16(w->p + ofs) | SP_VLAN_PRESENT);
         }
-        type = get_be16(w->p + ofs + 2);
+        type = sp_load_be16(w->p + ofs + 2);
         ofs += VLAN_HLEN;
     }
     key->dl_type = be16(type);
