@@ -7,8 +7,13 @@
  *   how the cost grows from the fewest rules to the most: the two tables
  *   are measured in turns, sample by sample, so the ratio is taken under
  *   the same load of a shared machine;
+ * - in the same turns, the memory the most rules' lookups move, alone (the
+ *   "memory" rows: the buckets and rules they read, in the same order, no
+ *   hashing or comparing), and how that compares to the fewest rules'
+ *   whole lookup: what no lookup of these tables could get below here;
  * - the PMD path (sp_emc_cls_lookup: hash, EMC, classifier) at EMC hit
- *   rates from 0 to 100%;
+ *   rates from 0 to 100%, and the growth of its cost from the fewest
+ *   rules to the most with an EMC that never hits, in turns too;
  * - the memory the classifier takes per rule.
  * Usage: bench_tables [SAMPLES [MAX_RULES]] (default 11, 1000000)
  */
@@ -150,6 +155,93 @@ run_pmd(void *ctx)
     c->next = (c->next + 1) % BATCHES;
 }
 
+/* The memory a lookup of the most rules moves, without the lookup: for
+ * each batch, subtable by subtable in search order, the keys' first
+ * buckets prefetched and then read, and the rules of the keys found there
+ * prefetched and read, as the kernels' passes do, from addresses worked
+ * out beforehand. What no lookup of these tables can beat here. */
+struct floor_case {
+    const uint64_t **buckets; /* [batch][subtable][key] */
+    const uint64_t **rules;   /* [batch][key] */
+    uint16_t *found_in;       /* [batch][key]: subtable of its rule */
+    uint32_t subtables, next;
+    uint64_t sum;
+};
+
+static void
+floor_build(struct floor_case *f, const struct lookup_case *c)
+{
+    f->subtables = sp_cls_subtable_count(c->cls);
+    f->buckets = malloc((size_t)BATCHES * f->subtables * SP_BATCH_MAX *
+                        sizeof *f->buckets);
+    f->rules = malloc((size_t)BATCHES * SP_BATCH_MAX * sizeof *f->rules);
+    f->found_in = malloc((size_t)BATCHES * SP_BATCH_MAX * sizeof *f->found_in);
+    if (!f->buckets || !f->rules || !f->found_in) {
+        fprintf(stderr, "bench_tables: no memory\n");
+        exit(1);
+    }
+    for (uint32_t b = 0; b < BATCHES; b++) {
+        const struct sp_rule *rules[SP_BATCH_MAX];
+
+        sp_cls_lookup(c->cls, c->keys[b], SP_BATCH_MAX, UINT32_MAX, rules);
+        for (uint32_t j = 0; j < f->subtables; j++) {
+            const struct sp_cls_subtable *st = sp_cls_subtable_at(c->cls, j);
+            const struct sp_cls_buckets *bk = st->buckets;
+            uint32_t hashes[SP_BATCH_MAX];
+
+            SP_KERNEL(hash)(c->keys[b], &st->mask, SP_BATCH_MAX, hashes);
+            for (uint32_t k = 0; k < SP_BATCH_MAX; k++) {
+                f->buckets[((size_t)b * f->subtables + j) * SP_BATCH_MAX + k] =
+                    (const uint64_t *)&bk
+                        ->b[sp_cls_bucket_index(hashes[k], bk->mask, 0)];
+                if (!memcmp(&rules[k]->match.mask, &st->mask,
+                            sizeof st->mask)) {
+                    f->rules[b * SP_BATCH_MAX + k] =
+                        (const uint64_t *)rules[k];
+                    f->found_in[b * SP_BATCH_MAX + k] = (uint16_t)j;
+                }
+            }
+        }
+    }
+    f->next = 0;
+}
+
+static void
+floor_free(struct floor_case *f)
+{
+    free(f->buckets);
+    free(f->rules);
+    free(f->found_in);
+}
+
+static void
+run_floor(struct floor_case *f)
+{
+    const uint64_t **rules = &f->rules[f->next * SP_BATCH_MAX];
+    const uint16_t *found_in = &f->found_in[f->next * SP_BATCH_MAX];
+
+    for (uint32_t j = 0; j < f->subtables; j++) {
+        const uint64_t **buckets =
+            &f->buckets[((size_t)f->next * f->subtables + j) * SP_BATCH_MAX];
+
+        for (uint32_t k = 0; k < SP_BATCH_MAX; k++) {
+            __builtin_prefetch(buckets[k]);
+        }
+        for (uint32_t k = 0; k < SP_BATCH_MAX; k++) {
+            f->sum += *(const volatile uint64_t *)buckets[k];
+            if (found_in[k] == j) {
+                __builtin_prefetch(rules[k]);
+            }
+        }
+        for (uint32_t k = 0; k < SP_BATCH_MAX; k++) {
+            if (found_in[k] == j) {
+                f->sum += *(const volatile uint64_t *)rules[k];
+            }
+        }
+    }
+    f->next = (f->next + 1) % BATCHES;
+}
+
 static void
 force(const char *spec)
 {
@@ -162,12 +254,13 @@ force(const char *spec)
 }
 
 /* The contestants of rows(): variant index[k % n] of the kernel on case
- * cases[k / n]. */
+ * cases[k / n], and after those the memory floor if there is one. */
 struct turns {
     const char *kernel; /* NULL: every kernel */
     void (*fn)(void *);
     struct lookup_case *cases[2];
-    unsigned index[SP_VARIANT_MAX], n;
+    struct floor_case *floor;
+    unsigned index[SP_VARIANT_MAX], n, n_lookups;
 };
 
 static void
@@ -176,6 +269,9 @@ begin_turn(void *ctx, unsigned k)
     const struct turns *t = ctx;
     char spec[64];
 
+    if (k == t->n_lookups) {
+        return;
+    }
     snprintf(spec, sizeof spec, "%s%s%s", t->kernel ? t->kernel : "",
              t->kernel ? "=" : "", sp_variant_get(t->index[k % t->n])->name);
     force(spec);
@@ -186,7 +282,25 @@ run_turn(void *ctx, unsigned k)
 {
     const struct turns *t = ctx;
 
-    t->fn(t->cases[k / t->n]);
+    if (k == t->n_lookups) {
+        run_floor(t->floor);
+    } else {
+        t->fn(t->cases[k / t->n]);
+    }
+}
+
+/* The median over the samples of mine[s] / theirs[s]. */
+static double
+median_ratio(const double *mine, const double *theirs, unsigned samples)
+{
+    double *r = calloc(samples, sizeof *r), m;
+
+    for (unsigned s = 0; s < samples; s++) {
+        r[s] = mine[s] / theirs[s];
+    }
+    m = sp_median(r, samples);
+    free(r);
+    return m;
 }
 
 /* Runs fn under each variant of 'kernel' (or of every kernel if NULL) and
@@ -195,16 +309,18 @@ run_turn(void *ctx, unsigned k)
  * hits them alike and the ratios stay comparable. If base is not NULL, it
  * is sampled in the same rounds under every variant too, and growth[]
  * gets the median of the per-round ratios c / base (by registration
- * index). */
+ * index); so is the memory floor of c if floor is not NULL, with a row
+ * of its own, and floor_growth[] gets the ratios floor / base. */
 static void
 rows(const char *what, const char *kernel, void (*fn)(void *),
-     struct lookup_case *c, struct lookup_case *base, unsigned reps,
-     unsigned samples, double *growth)
+     struct lookup_case *c, struct lookup_case *base, struct floor_case *floor,
+     unsigned reps, unsigned samples, double *growth, double *floor_growth)
 {
-    struct turns t = {.kernel = kernel, .fn = fn, .cases = {c, base}};
-    double median[2 * SP_VARIANT_MAX];
-    double *all = calloc((size_t)2 * SP_VARIANT_MAX * samples, sizeof *all);
-    double *g = calloc(samples, sizeof *g);
+    struct turns t = {
+        .kernel = kernel, .fn = fn, .cases = {c, base}, .floor = floor};
+    double median[2 * SP_VARIANT_MAX + 1];
+    double *all =
+        calloc((size_t)(2 * SP_VARIANT_MAX + 1) * samples, sizeof *all);
     double scalar = 0;
 
     for (unsigned i = 0; i < sp_variant_count(); i++) {
@@ -215,32 +331,38 @@ rows(const char *what, const char *kernel, void (*fn)(void *),
             t.index[t.n++] = i;
         }
     }
+    t.n_lookups = (base ? 2 : 1) * t.n;
     sp_bench_turns(&(struct sp_bench_turns){.begin = begin_turn,
                                             .run = run_turn,
                                             .ctx = &t,
-                                            .n = (base ? 2 : 1) * t.n,
+                                            .n = t.n_lookups + !!floor,
                                             .reps = reps,
                                             .samples = samples},
                    median, all);
     for (unsigned k = 0; k < t.n; k++) {
         const struct sp_variant *v = sp_variant_get(t.index[k]);
+        const double *theirs = &all[(t.n + k) * samples];
         double per = median[k] / SP_BATCH_MAX;
 
         scalar = k ? scalar : per;
         if (base) {
-            const double *mine = &all[k * samples];
-            const double *theirs = &all[(t.n + k) * samples];
-
-            for (unsigned s = 0; s < samples; s++) {
-                g[s] = mine[s] / theirs[s];
-            }
-            growth[t.index[k]] = sp_median(g, samples);
+            growth[t.index[k]] =
+                median_ratio(&all[k * samples], theirs, samples);
+        }
+        if (base && floor) {
+            floor_growth[t.index[k]] =
+                median_ratio(&all[t.n_lookups * samples], theirs, samples);
         }
         printf("%-34s %-8s %9.1f %8.1f %8.2fx\n", what, v->name, per,
                per / sp_ticks_per_ns(), scalar / per);
     }
+    if (floor) {
+        double per = median[t.n_lookups] / SP_BATCH_MAX;
+
+        printf("%-34s %-8s %9.1f %8.1f\n", what, "memory", per,
+               per / sp_ticks_per_ns());
+    }
     free(all);
-    free(g);
     sp_dispatch_reset();
 }
 
@@ -280,6 +402,11 @@ main(int argc, char **argv)
      * the fewest to those (0 if only one size was measured). */
     uint32_t most[3] = {0};
     double growth[3][SP_VARIANT_MAX] = {{0}};
+    /* And how much more than the fewest rules' lookup the memory floor of
+     * the most rules' alone takes, and the growth of the PMD path's lookup
+     * (hash, EMC, classifier) with no EMC hits. */
+    double floor_growth[3][SP_VARIANT_MAX] = {{0}};
+    double pmd_growth[3][SP_VARIANT_MAX] = {{0}};
 
     if (samples < 3) {
         samples = 3;
@@ -287,6 +414,13 @@ main(int argc, char **argv)
     rcu_register_thread();
     c.keys = aligned_alloc(64, BATCHES * sizeof *c.keys);
     fewest.keys = aligned_alloc(64, BATCHES * sizeof *fewest.keys);
+    /* Empty EMCs that never take an entry: every key goes on to the
+     * classifier. */
+    if (sp_emc_init(&c.emc, SP_EMC_DEFAULT_ENTRIES, UINT32_MAX, &err) ||
+        sp_emc_init(&fewest.emc, SP_EMC_DEFAULT_ENTRIES, UINT32_MAX, &err)) {
+        fprintf(stderr, "bench_tables: %s\n", err.msg);
+        return 1;
+    }
     printf("TSC %.3f ticks/ns; median of %u samples; ratio = scalar ticks / "
            "variant ticks (same run)\n",
            sp_ticks_per_ns(), samples);
@@ -318,9 +452,21 @@ main(int argc, char **argv)
             fill_keys(lc, &t, 0, 0);
             snprintf(what, sizeof what, "%3u subtables %7u rules %4zu B/r",
                      subtables, rules, t.bytes / rules);
-            rows(what, "classifier", run_cls, lc,
-                 !first && rules == most[s] ? &fewest : NULL, 1000, samples,
-                 growth[s]);
+            if (!first && rules == most[s]) {
+                struct floor_case floor;
+
+                floor_build(&floor, lc);
+                rows(what, "classifier", run_cls, lc, &fewest, &floor, 1000,
+                     samples, growth[s], floor_growth[s]);
+                floor_free(&floor);
+                snprintf(what, sizeof what, "%3u subtables %7u rules PMD path",
+                         subtables, rules);
+                rows(what, NULL, run_pmd, lc, &fewest, NULL, 1000, samples,
+                     pmd_growth[s], NULL);
+            } else {
+                rows(what, "classifier", run_cls, lc, NULL, NULL, 1000,
+                     samples, NULL, NULL);
+            }
             if (first) {
                 small = t;
             } else {
@@ -332,16 +478,30 @@ main(int argc, char **argv)
         }
     }
     printf("\ngrowth of ticks/pkt from the fewest to the most rules "
-           "(measured in turns):\n");
+           "(measured in turns), and of the most rules' memory alone:\n");
     for (size_t s = 0; s < 3; s++) {
         for (unsigned i = 0; i < sp_variant_count(); i++) {
             if (growth[s][i] > 0) {
-                printf("  %3u subtables, %u to %u rules, %-8s %5.2fx\n",
+                printf("  %3u subtables, %u to %u rules, %-8s %5.2fx, memory "
+                       "%5.2fx\n",
                        subtable_counts[s], subtable_counts[s], most[s],
-                       sp_variant_get(i)->name, growth[s][i]);
+                       sp_variant_get(i)->name, growth[s][i],
+                       floor_growth[s][i]);
             }
         }
     }
+    printf("and of the PMD path's (hash, EMC that never hits, classifier):\n");
+    for (size_t s = 0; s < 3; s++) {
+        for (unsigned i = 0; i < sp_variant_count(); i++) {
+            if (pmd_growth[s][i] > 0) {
+                printf("  %3u subtables, %u to %u rules, %-10s %5.2fx\n",
+                       subtable_counts[s], subtable_counts[s], most[s],
+                       sp_variant_get(i)->name, pmd_growth[s][i]);
+            }
+        }
+    }
+    sp_emc_destroy(&c.emc);
+    sp_emc_destroy(&fewest.emc);
     printf("\n%-34s %-8s %9s %8s %9s\n", "PMD path (hash+EMC+classifier)",
            "variant", "ticks/pkt", "ns/pkt", "vs scalar");
     for (size_t h = 0; h < sizeof hit_rates / sizeof hit_rates[0]; h++) {
@@ -373,7 +533,7 @@ main(int argc, char **argv)
         fill_keys(&c, &t, hot, hit_rates[h]);
         snprintf(what, sizeof what, "10 subtables %6u rules, %3u%% hits",
                  rules, hit_rates[h]);
-        rows(what, NULL, run_pmd, &c, NULL, 1000, samples, NULL);
+        rows(what, NULL, run_pmd, &c, NULL, NULL, 1000, samples, NULL, NULL);
         sp_emc_destroy(&c.emc);
         tables_free(&t);
     }
