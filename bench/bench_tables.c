@@ -30,12 +30,25 @@
 
 #define BATCHES 512 /* distinct batches cycled through, to spread misses */
 
-/* Rule i of subtable s: IPv4 source i (unique, so a key built from rule i
- * matches it alone), and per subtable a different destination prefix,
- * with or without tp_dst and in_port. */
+/* A one-to-one scramble of 32-bit values (MurmurHash3's finalizer): rule
+ * addresses spread as real ones do, where consecutive ones would fill the
+ * buckets perfectly (CRC-32C is linear, so consecutive keys take
+ * consecutive-looking distinct buckets). */
+static uint32_t
+spread(uint32_t x)
+{
+    x = (x ^ (x >> 16)) * 0x85ebca6bu;
+    x = (x ^ (x >> 13)) * 0xc2b2ae35u;
+    return x ^ (x >> 16);
+}
+
+/* Rule i of subtable s: IPv4 source spread(i) (unique, so a key built from
+ * rule i matches it alone), and per subtable a different destination
+ * prefix, with or without tp_dst and in_port. */
 static void
 bench_match(uint32_t s, uint32_t i, struct sp_random *rng, struct sp_match *m)
 {
+    uint32_t src = spread(i);
     uint32_t prefix = s % 33;
     uint32_t dst_mask = prefix ? htonl(~UINT32_C(0) << (32 - prefix)) : 0;
     uint32_t dst = (uint32_t)sp_random_next(rng) & dst_mask;
@@ -46,7 +59,7 @@ bench_match(uint32_t s, uint32_t i, struct sp_random *rng, struct sp_match *m)
     m->mask.nw_proto = 0xff;
     m->key.nw_proto = 17;
     memset(m->mask.nw_src, 0xff, 4);
-    memcpy(m->key.nw_src, &i, 4);
+    memcpy(m->key.nw_src, &src, 4);
     memcpy(m->mask.nw_dst, &dst_mask, 4);
     memcpy(m->key.nw_dst, &dst, 4);
     if (s / 33 % 2) {
