@@ -3,10 +3,10 @@
  * Rules added and removed while other threads look up: one writer churns
  * rules (new and emptied subtables, bucket growth, same-match chains,
  * reordering) while readers look up batches through their own EMC and the
- * classifier. Rules present the whole time must always be the answer, a
- * churned key gets NULL or a rule that matches it, and every returned rule
- * is read (ASan catches any use after free). Repeated; time-bounded, so
- * emulated CPUs run fewer operations.
+ * classifier, and another thread frees removed rules. Rules present the whole
+ * time must always be the answer, a churned key gets NULL or a rule that
+ * matches it, and every returned rule is read (ASan catches any use after
+ * free). Repeated; time-bounded, so emulated CPUs run fewer operations.
  */
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -116,6 +116,19 @@ reader(void *arg)
     return NULL;
 }
 
+/* Frees what the writer removed, from a thread of its own, as a
+ * maintenance thread may: sp_cls_reclaim takes the classifier's lock. */
+static void *
+reclaimer(void *arg)
+{
+    struct shared *sh = arg;
+
+    while (!__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE)) {
+        sp_cls_reclaim(sh->cls);
+    }
+    return NULL;
+}
+
 static double
 seconds(void)
 {
@@ -194,7 +207,7 @@ test_churn_while_looking_up(void **state)
 
     for (unsigned round = 0; round < ROUNDS; round++) {
         static struct shared sh;
-        pthread_t threads[READERS];
+        pthread_t threads[READERS], reclaim_thread;
         struct sp_err err;
 
         memset(&sh, 0, sizeof sh);
@@ -211,11 +224,14 @@ test_churn_while_looking_up(void **state)
             assert_int_equal(pthread_create(&threads[t], NULL, reader, &sh),
                              0);
         }
+        assert_int_equal(pthread_create(&reclaim_thread, NULL, reclaimer, &sh),
+                         0);
         total_ops += churn(&sh, &rng, 1.0, 50000);
         __atomic_store_n(&sh.stop, 1, __ATOMIC_RELEASE);
         for (unsigned t = 0; t < READERS; t++) {
             pthread_join(threads[t], NULL);
         }
+        pthread_join(reclaim_thread, NULL);
         total_lookups += sh.lookups;
         if (sh.wrong) {
             fail_msg("round %u: %llu wrong answers; first: %s", round,

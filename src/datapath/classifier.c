@@ -107,8 +107,9 @@ free_rule(struct sp_cls *cls, struct rule_node *node)
     free(node);
 }
 
-void
-sp_cls_reclaim(struct sp_cls *cls)
+/* sp_cls_reclaim with the lock held. */
+static void
+reclaim(struct sp_cls *cls)
 {
     if (!cls->n_garbage) {
         return;
@@ -124,6 +125,14 @@ sp_cls_reclaim(struct sp_cls *cls)
     cls->n_garbage = 0;
 }
 
+void
+sp_cls_reclaim(struct sp_cls *cls)
+{
+    pthread_mutex_lock(&cls->lock);
+    reclaim(cls);
+    pthread_mutex_unlock(&cls->lock);
+}
+
 /* Queues ptr for freeing after a grace period. If the queue cannot grow,
  * waits for one now rather than leak or free early. */
 static void
@@ -137,7 +146,7 @@ defer_free(struct sp_cls *cls, void *ptr, bool is_rule)
             cls->garbage = g;
             cls->garbage_cap = cap;
         } else {
-            sp_cls_reclaim(cls);
+            reclaim(cls);
         }
     }
     if (cls->n_garbage < cls->garbage_cap) {
@@ -509,7 +518,7 @@ sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule)
     bump_generation(cls);
     defer_free(cls, node, true);
     if (cls->n_garbage >= SP_CLS_RECLAIM_BATCH) {
-        sp_cls_reclaim(cls);
+        reclaim(cls);
     }
     pthread_mutex_unlock(&cls->lock);
 }
