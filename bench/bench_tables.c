@@ -15,7 +15,14 @@
  *   rates from 0 to 100%, and the growth of its cost from the fewest
  *   rules to the most with an EMC that never hits, in turns too;
  * - the memory the classifier takes per rule.
- * Usage: bench_tables [SAMPLES [MAX_RULES]] (default 11, 1000000)
+ * Lookups cycle through KEYS distinct keys (16,384 unless given), drawn
+ * from the rules uniformly: how many flows are active matters as much as
+ * how many rules there are, once the lines those flows read no longer fit
+ * in the caches. The fewest rules' tables keep 16,384 keys, or their cost
+ * would be the stream of keys from memory rather than the lookup.
+ * Usage: bench_tables [SAMPLES [MAX_RULES [KEYS]]] (default 11, 1000000,
+ * 16384; KEYS a multiple of 32). A million keys in 100 subtables takes
+ * about 1 GiB besides the tables.
  */
 #include <arpa/inet.h>
 #include <malloc.h>
@@ -28,7 +35,9 @@
 #include "simdpath/emc.h"
 #include "simdpath/random.h"
 
-#define BATCHES 512 /* distinct batches cycled through, to spread misses */
+/* Distinct batches of the fewest rules' tables, and the default for the
+ * others. */
+#define BATCHES 512
 
 /* A one-to-one scramble of 32-bit values (MurmurHash3's finalizer): rule
  * addresses spread as real ones do, where consecutive ones would fill the
@@ -140,7 +149,7 @@ struct lookup_case {
     struct sp_emc emc;
     struct sp_random rng;
     struct sp_flow_key (*keys)[SP_BATCH_MAX];
-    uint32_t next;
+    uint32_t batches, next; /* keys[] has 'batches' batches */
     uint64_t found, hits;
 };
 
@@ -152,7 +161,7 @@ run_cls(void *ctx)
 
     c->found += (uint32_t)__builtin_popcount(sp_cls_lookup(
         c->cls, c->keys[c->next], SP_BATCH_MAX, UINT32_MAX, rules));
-    c->next = (c->next + 1) % BATCHES;
+    c->next = (c->next + 1) % c->batches;
 }
 
 static void
@@ -165,7 +174,7 @@ run_pmd(void *ctx)
     c->found += (uint32_t)__builtin_popcount(
         sp_emc_cls_lookup(&c->emc, c->cls, c->keys[c->next], SP_BATCH_MAX,
                           hashes, rules, &c->rng, NULL));
-    c->next = (c->next + 1) % BATCHES;
+    c->next = (c->next + 1) % c->batches;
 }
 
 /* The memory a lookup of the most rules moves, without the lookup: for
@@ -177,7 +186,7 @@ struct floor_case {
     const uint64_t **buckets; /* [batch][subtable][key] */
     const uint64_t **rules;   /* [batch][key] */
     uint16_t *found_in;       /* [batch][key]: subtable of its rule, or none */
-    uint32_t subtables, next;
+    uint32_t subtables, batches, next;
     uint64_t sum;
 };
 
@@ -185,15 +194,17 @@ static void
 floor_build(struct floor_case *f, const struct lookup_case *c)
 {
     f->subtables = sp_cls_subtable_count(c->cls);
-    f->buckets = malloc((size_t)BATCHES * f->subtables * SP_BATCH_MAX *
+    f->batches = c->batches;
+    f->buckets = malloc((size_t)f->batches * f->subtables * SP_BATCH_MAX *
                         sizeof *f->buckets);
-    f->rules = malloc((size_t)BATCHES * SP_BATCH_MAX * sizeof *f->rules);
-    f->found_in = malloc((size_t)BATCHES * SP_BATCH_MAX * sizeof *f->found_in);
+    f->rules = malloc((size_t)f->batches * SP_BATCH_MAX * sizeof *f->rules);
+    f->found_in =
+        malloc((size_t)f->batches * SP_BATCH_MAX * sizeof *f->found_in);
     if (!f->buckets || !f->rules || !f->found_in) {
         fprintf(stderr, "bench_tables: no memory\n");
         exit(1);
     }
-    for (uint32_t b = 0; b < BATCHES; b++) {
+    for (uint32_t b = 0; b < f->batches; b++) {
         const struct sp_rule *rules[SP_BATCH_MAX];
         uint32_t found =
             sp_cls_lookup(c->cls, c->keys[b], SP_BATCH_MAX, UINT32_MAX, rules);
@@ -256,7 +267,7 @@ run_floor(struct floor_case *f)
             }
         }
     }
-    f->next = (f->next + 1) % BATCHES;
+    f->next = (f->next + 1) % f->batches;
 }
 
 static void
@@ -387,7 +398,7 @@ static void
 fill_keys(struct lookup_case *c, const struct tables *t, uint32_t hot,
           unsigned hit_pct)
 {
-    for (uint32_t b = 0; b < BATCHES; b++) {
+    for (uint32_t b = 0; b < c->batches; b++) {
         for (uint32_t k = 0; k < SP_BATCH_MAX; k++) {
             bool from_hot = sp_random_below(&c->rng, 100) < hit_pct;
             uint32_t i =
@@ -409,11 +420,14 @@ main(int argc, char **argv)
 {
     unsigned samples = argc > 1 ? (unsigned)atoi(argv[1]) : 11;
     uint32_t max_rules = argc > 2 ? (uint32_t)atoi(argv[2]) : 1000000;
+    uint32_t keys =
+        argc > 3 ? (uint32_t)atoi(argv[3]) : BATCHES * SP_BATCH_MAX;
     static const uint32_t subtable_counts[] = {1, 10, 100};
     static const uint32_t rule_counts[] = {1,     10,     100,    1000,
                                            10000, 100000, 1000000};
     static const unsigned hit_rates[] = {0, 25, 50, 75, 90, 100};
-    struct lookup_case c = {.rng = {5}}, fewest = {.rng = {6}};
+    struct lookup_case c = {.rng = {5}, .batches = keys / SP_BATCH_MAX},
+                       fewest = {.rng = {6}, .batches = BATCHES};
     struct sp_err err;
     /* Per subtable count: the most rules, and the growth of the cost from
      * the fewest to those (0 if only one size was measured). */
@@ -428,9 +442,19 @@ main(int argc, char **argv)
     if (samples < 3) {
         samples = 3;
     }
+    if (!keys || keys % SP_BATCH_MAX) {
+        fprintf(stderr,
+                "bench_tables: KEYS must be a positive multiple of %u\n",
+                SP_BATCH_MAX);
+        return 2;
+    }
     rcu_register_thread();
-    c.keys = aligned_alloc(64, BATCHES * sizeof *c.keys);
-    fewest.keys = aligned_alloc(64, BATCHES * sizeof *fewest.keys);
+    c.keys = aligned_alloc(64, c.batches * sizeof *c.keys);
+    fewest.keys = aligned_alloc(64, fewest.batches * sizeof *fewest.keys);
+    if (!c.keys || !fewest.keys) {
+        fprintf(stderr, "bench_tables: no memory for %u keys\n", keys);
+        return 1;
+    }
     /* Empty EMCs that take an entry once in 2^32 misses: every key goes
      * on to the classifier. */
     if (sp_emc_init(&c.emc, SP_EMC_DEFAULT_ENTRIES, UINT32_MAX, &err) ||
@@ -441,6 +465,9 @@ main(int argc, char **argv)
     printf("TSC %.3f ticks/ns; median of %u samples; ratio = scalar ticks / "
            "variant ticks (same run)\n",
            sp_ticks_per_ns(), samples);
+    printf("lookups cycle through %u distinct keys (the fewest rules' "
+           "tables: %u)\n",
+           keys, BATCHES * SP_BATCH_MAX);
     printf("%-34s %-8s %9s %8s %9s\n", "classifier, 32-key batches", "variant",
            "ticks/pkt", "ns/pkt", "vs scalar");
     for (size_t s = 0; s < 3; s++) {
