@@ -7,13 +7,14 @@
  * batch in flight) instead of queueing one key at a time:
  * 1. (the ISA's) masked keys, hashes, a prefetch of every first bucket;
  * 2. the first bucket's signatures of every key, prefetching the first
- *    candidate's rule, and the second bucket when keys moved out of the
- *    first;
- * 3. the second buckets' signatures, prefetching a candidate's rule for
+ *    candidate's key (its copy, or its rule), and the second bucket when
+ *    keys moved out of the first;
+ * 3. the second buckets' signatures, prefetching a candidate's key for
  *    keys that had none in their first bucket;
  * 4. per key, each candidate slot in probing order (first bucket, then
  *    second): the first whose rule is not NULL and whose key equals the
- *    masked key is the answer, as the scalar specification finds it.
+ *    masked key (sp_cls_slot_rule) is the answer, as the scalar
+ *    specification finds it.
  * Each ISA passes its own signature and key compares; the calls are to
  * constants of always-inlined functions, so they are inlined too.
  */
@@ -42,13 +43,55 @@ sp_cls_prefetch_bucket(const struct sp_cls_bucket *b)
     __builtin_prefetch(b);
 }
 
-/* The key of the rule in slot s of b. The pointer may be stale by the time
- * the key is verified (and that rule freed after a grace period): a
- * prefetch of it is harmless, and the verifying pass loads it again. */
+/* The key slot s of b is verified with: its copy, or the key of its rule.
+ * The rule pointer may be stale by the time the key is verified (and that
+ * rule freed after a grace period): a prefetch of it is harmless, and the
+ * verifying pass loads it again. */
 static inline void
-sp_cls_prefetch_rule(const struct sp_cls_bucket *b, unsigned s)
+sp_cls_prefetch_key(const struct sp_cls_bucket *b, unsigned s, bool copies)
 {
-    __builtin_prefetch(__atomic_load_n(&b->rules[s], __ATOMIC_RELAXED));
+    if (copies) {
+        __builtin_prefetch(sp_cls_key_copy(b, s));
+    } else {
+        __builtin_prefetch(__atomic_load_n(&b->rules[s], __ATOMIC_RELAXED));
+    }
+}
+
+/* Whether slot s of b no longer holds r, which the caller loaded (acquire)
+ * before it read the slot's key copy. The copy may be rewritten while it
+ * is read (r removed and another rule placed there), but the writer
+ * empties the slot first: a pointer that did not change vouches for the
+ * copy, and one that did leaves r's own key to compare, valid until the
+ * next quiescent state. */
+static inline bool
+sp_cls_slot_changed(const struct sp_cls_bucket *b, unsigned s,
+                    const struct sp_rule *r)
+{
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return __atomic_load_n(&b->rules[s], __ATOMIC_RELAXED) != r;
+}
+
+/* The rule of slot s of b if its key equals masked, else NULL. */
+static inline __attribute__((always_inline)) const struct sp_rule *
+sp_cls_slot_rule(const struct sp_cls_bucket *b, unsigned s,
+                 const struct sp_flow_key *masked, bool copies,
+                 sp_cls_keys_equal_fn *keys_equal)
+{
+    const struct sp_rule *r = __atomic_load_n(&b->rules[s], __ATOMIC_ACQUIRE);
+    bool equal;
+
+    if (!r) {
+        return NULL;
+    }
+    if (copies) {
+        equal = keys_equal(sp_cls_key_copy(b, s), masked);
+        if (sp_cls_slot_changed(b, s, r)) {
+            equal = keys_equal(&r->match.key, masked);
+        }
+    } else {
+        equal = keys_equal(&r->match.key, masked);
+    }
+    return equal ? r : NULL;
 }
 
 /* Passes 2 to 4 for the keys of 'todo', whose masked keys and hashes the
@@ -64,20 +107,19 @@ sp_cls_probe(const struct sp_cls_buckets *buckets,
     uint32_t slots[SP_BATCH_MAX];
     const struct sp_cls_bucket *probed[SP_BATCH_MAX][2];
     uint32_t found = 0, moved = 0;
+    bool copies = buckets->lines > 1;
 
     for (uint32_t p = todo; p; p &= p - 1) {
         unsigned i = (unsigned)__builtin_ctz(p);
-        const struct sp_cls_bucket *b0 =
-            &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)];
+        const struct sp_cls_bucket *b0 = sp_cls_bucket(buckets, hashes[i], 0);
 
         probed[i][0] = b0;
         slots[i] = sig_match(b0, hashes[i]);
         if (slots[i]) {
-            sp_cls_prefetch_rule(b0, (unsigned)__builtin_ctz(slots[i]));
+            sp_cls_prefetch_key(b0, (unsigned)__builtin_ctz(slots[i]), copies);
         }
         if (__atomic_load_n(&b0->n_moved, __ATOMIC_ACQUIRE)) {
-            probed[i][1] =
-                &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 1)];
+            probed[i][1] = sp_cls_bucket(buckets, hashes[i], 1);
             sp_cls_prefetch_bucket(probed[i][1]);
             moved |= UINT32_C(1) << i;
         }
@@ -87,8 +129,8 @@ sp_cls_probe(const struct sp_cls_buckets *buckets,
         uint32_t second = sig_match(probed[i][1], hashes[i]);
 
         if (second && !slots[i]) {
-            sp_cls_prefetch_rule(probed[i][1],
-                                 (unsigned)__builtin_ctz(second));
+            sp_cls_prefetch_key(probed[i][1], (unsigned)__builtin_ctz(second),
+                                copies);
         }
         slots[i] |= second << SP_CLS_SECOND;
     }
@@ -97,11 +139,11 @@ sp_cls_probe(const struct sp_cls_buckets *buckets,
 
         for (uint32_t m = slots[i]; m; m &= m - 1) {
             unsigned s = (unsigned)__builtin_ctz(m);
-            const struct sp_rule *r = __atomic_load_n(
-                &probed[i][s / SP_CLS_SECOND]->rules[s % SP_CLS_SECOND],
-                __ATOMIC_ACQUIRE);
+            const struct sp_rule *r = sp_cls_slot_rule(
+                probed[i][s / SP_CLS_SECOND], s % SP_CLS_SECOND, &masked[i],
+                copies, keys_equal);
 
-            if (r && keys_equal(&r->match.key, &masked[i])) {
+            if (r) {
                 rules[i] = r;
                 found |= UINT32_C(1) << i;
                 break;

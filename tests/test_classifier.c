@@ -352,7 +352,7 @@ test_growth_and_lifetime(void **state)
         uint64_t moved = 0;
 
         for (uint32_t i = 0; i <= b->mask; i++) {
-            moved += b->b[i].n_moved;
+            moved += sp_cls_bucket_at(b, i)->n_moved;
         }
         assert_true(moved > 0);
     }
@@ -443,13 +443,16 @@ expect_bucket(const struct sp_cls_subtable *st, const struct sp_cls_buckets *b,
 
 /* The SIMD signature compares load a bucket's first 32 bytes, n_moved and
  * half of a rule pointer included: those bytes never make a candidate, and
- * the key is found in each slot. */
+ * the key is found in each slot, with either layout; with key copies, the
+ * copy is what is compared. */
 static void
 test_bucket_layout(void **state)
 {
     (void)state;
     struct sp_cls *cls = sp_cls_create(NULL);
-    struct sp_cls_buckets *b = aligned_alloc(64, sizeof *b + sizeof b->b[0]);
+    size_t size = sizeof(struct sp_cls_buckets) +
+                  SP_CLS_LINES_COPIES * sizeof(struct sp_cls_bucket);
+    struct sp_cls_buckets *b = aligned_alloc(64, size);
     const struct sp_cls_subtable *st;
     const struct sp_rule *rule;
     struct sp_match m;
@@ -468,25 +471,163 @@ test_bucket_layout(void **state)
     st = sp_cls_subtable_at(cls, 0);
     sp_runnable[0]->kernels->hash(&rule->match.key, NULL, 1, &h);
 
-    memset(b, 0, sizeof *b + sizeof b->b[0]);
-    for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
-        b->b[0].sigs[s] = h + 1;
-    }
-    b->b[0].n_moved = h;
-    /* Never dereferenced: no signature matches. */
-    b->b[0].rules[0] =
-        (const struct sp_rule *)(uintptr_t)((uint64_t)h << 32 | h);
-    expect_bucket(st, b, &rule->match.key, NULL);
-
-    for (unsigned slot = 0; slot < SP_CLS_SLOTS; slot++) {
-        memset(b, 0, sizeof *b + sizeof b->b[0]);
+    for (uint32_t lines = 1; lines <= SP_CLS_LINES_COPIES;
+         lines += SP_CLS_SLOTS) {
+        memset(b, 0, size);
+        b->lines = lines;
         for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
-            b->b[0].sigs[s] = h;
+            b->b[0].sigs[s] = h + 1;
         }
-        b->b[0].rules[slot] = rule;
-        expect_bucket(st, b, &rule->match.key, rule);
+        b->b[0].n_moved = h;
+        /* Never dereferenced: no signature matches. */
+        b->b[0].rules[0] =
+            (const struct sp_rule *)(uintptr_t)((uint64_t)h << 32 | h);
+        expect_bucket(st, b, &rule->match.key, NULL);
+
+        for (unsigned slot = 0; slot < SP_CLS_SLOTS; slot++) {
+            memset(b, 0, size);
+            b->lines = lines;
+            for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+                b->b[0].sigs[s] = h;
+            }
+            b->b[0].rules[slot] = rule;
+            if (lines > 1) {
+                *sp_cls_key_copy(&b->b[0], slot) = rule->match.key;
+            }
+            expect_bucket(st, b, &rule->match.key, rule);
+            if (lines > 1) {
+                sp_cls_key_copy(&b->b[0], slot)->nw_src[3] ^= 1;
+                expect_bucket(st, b, &rule->match.key, NULL);
+            }
+        }
     }
     free(b);
+    sp_cls_destroy(cls);
+}
+
+/* Rule i of the layout test: IPv4 source (subtable 0) or destination
+ * (subtable 1) equal to i + 1. */
+static void
+layout_match(unsigned subtable, uint32_t i, struct sp_match *m)
+{
+    uint32_t addr = htonl(i + 1);
+
+    memset(m, 0, sizeof *m);
+    m->mask.dl_type = 0xffff;
+    m->key.dl_type = htons(0x0800);
+    memset(subtable ? m->mask.nw_dst : m->mask.nw_src, 0xff, 4);
+    memcpy(subtable ? m->key.nw_dst : m->key.nw_src, &addr, 4);
+}
+
+/* Every variant finds rules[i] for the key of layout_match(subtable, i),
+ * for i from 0 to n - 1 (NULL: no rule). */
+static void
+expect_layout_rules(struct sp_cls *cls, unsigned subtable,
+                    const struct sp_rule **rules, uint32_t n)
+{
+    for (unsigned v = 0; v < sp_n_runnable; v++) {
+        sp_test_force("classifier", sp_runnable[v]->name);
+        for (uint32_t first = 0; first < n; first += SP_BATCH_MAX) {
+            uint32_t count =
+                n - first < SP_BATCH_MAX ? n - first : SP_BATCH_MAX;
+            struct sp_flow_key keys[SP_BATCH_MAX];
+            const struct sp_rule *got[SP_BATCH_MAX];
+            uint32_t found;
+
+            for (uint32_t k = 0; k < count; k++) {
+                struct sp_match m;
+
+                layout_match(subtable, first + k, &m);
+                keys[k] = m.key;
+            }
+            found = sp_cls_lookup(cls, keys, count, UINT32_MAX, got);
+            for (uint32_t k = 0; k < count; k++) {
+                const struct sp_rule *r = found >> k & 1 ? got[k] : NULL;
+
+                if (r != rules[first + k]) {
+                    fail_msg("%s: subtable %u, key %u: rule %p, want %p",
+                             sp_runnable[v]->name, subtable, first + k,
+                             (const void *)r, (const void *)rules[first + k]);
+                }
+            }
+        }
+    }
+    sp_dispatch_reset();
+}
+
+/* The lines per bucket of the subtable whose mask has an IPv4 source
+ * (subtable 0) or destination (1). */
+static uint32_t
+layout_lines(struct sp_cls *cls, unsigned subtable)
+{
+    for (uint32_t i = 0; i < sp_cls_subtable_count(cls); i++) {
+        const struct sp_cls_subtable *st = sp_cls_subtable_at(cls, i);
+
+        if ((subtable ? st->mask.nw_dst[0] : st->mask.nw_src[0]) == 0xff) {
+            return st->buckets->lines;
+        }
+    }
+    fail_msg("no subtable %u", subtable);
+    return 0;
+}
+
+/* Key copies go to the subtable that answers at least half the lookups
+ * and leave one that answers under a quarter; lookups, insertions and
+ * removals work the same in either layout. */
+static void
+test_layout_follows_hits(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static const struct sp_rule *rules[2][N];
+    struct sp_cls *cls = sp_cls_create(NULL);
+    struct sp_err err;
+
+    assert_non_null(cls);
+    for (unsigned t = 0; t < 2; t++) {
+        for (uint32_t i = 0; i < N / 2; i++) {
+            struct sp_match m;
+
+            layout_match(t, i, &m);
+            rules[t][i] = sp_cls_insert(cls, &m, 1, NULL, &err);
+            assert_non_null(rules[t][i]);
+        }
+    }
+    assert_int_equal(layout_lines(cls, 0), 1);
+    assert_int_equal(layout_lines(cls, 1), 1);
+
+    /* Subtable 0 answers every lookup. */
+    expect_layout_rules(cls, 0, rules[0], N / 2);
+    sp_cls_sort(cls);
+    assert_int_equal(layout_lines(cls, 0), SP_CLS_LINES_COPIES);
+    assert_int_equal(layout_lines(cls, 1), 1);
+    expect_layout_rules(cls, 0, rules[0], N);
+    expect_layout_rules(cls, 1, rules[1], N);
+
+    /* Growth with copies, and removals. */
+    for (uint32_t i = N / 2; i < N; i++) {
+        struct sp_match m;
+
+        layout_match(0, i, &m);
+        rules[0][i] = sp_cls_insert(cls, &m, 1, NULL, &err);
+        assert_non_null(rules[0][i]);
+    }
+    for (uint32_t i = 0; i < N; i += 3) {
+        sp_cls_remove(cls, rules[0][i]);
+        rules[0][i] = NULL;
+    }
+    assert_int_equal(layout_lines(cls, 0), SP_CLS_LINES_COPIES);
+    expect_layout_rules(cls, 0, rules[0], N);
+
+    /* Then subtable 1 answers nearly all: the copies move to it. */
+    for (unsigned r = 0; r < 10; r++) {
+        expect_layout_rules(cls, 1, rules[1], N / 2);
+    }
+    sp_cls_sort(cls);
+    assert_int_equal(layout_lines(cls, 0), 1);
+    assert_int_equal(layout_lines(cls, 1), SP_CLS_LINES_COPIES);
+    expect_layout_rules(cls, 0, rules[0], N);
+    expect_layout_rules(cls, 1, rules[1], N);
     sp_cls_destroy(cls);
 }
 
@@ -576,6 +717,7 @@ main(void)
         cmocka_unit_test(test_ties_and_chains),
         cmocka_unit_test(test_growth_and_lifetime),
         cmocka_unit_test(test_bucket_layout),
+        cmocka_unit_test(test_layout_follows_hits),
         cmocka_unit_test(test_validation),
     };
 

@@ -49,7 +49,7 @@ struct sp_rule {
 
 /* A subtable's hash table: buckets of SP_CLS_SLOTS entries, signatures (the
  * full 32-bit hash of the masked key) stored contiguously so one SIMD
- * compare tests all of them, then the rule's key is compared. A key has two
+ * compare tests all of them, then the masked key is compared. A key has two
  * candidate buckets (sp_cls_bucket_index): it goes to the first unless that
  * is full, and n_moved counts the keys that had to go to their second one,
  * so a lookup reads the second only when the first's n_moved is not 0. A
@@ -68,17 +68,47 @@ struct sp_cls_bucket {
 static_assert(sizeof(struct sp_cls_bucket) == 64,
               "a bucket is one cache line");
 
+/* A subtable that answers most lookups (sp_cls_sort) keeps a copy of each
+ * slot's masked key after its bucket's line, so that a lookup verifies the
+ * key in the same 4 KiB as the bucket it has just read rather than in the
+ * rule, elsewhere: on a large table that costs a fraction of a line from
+ * memory instead of a whole one (docs/architecture.md). The others keep
+ * buckets of one line, six times denser, which is what their lookups,
+ * mostly misses, read.
+ *
+ * A slot's copy is written only while the slot is empty, after a release
+ * fence, and its rule published after it; a lookup reads the rule pointer,
+ * the copy, then the pointer again, and if that changed it compares the
+ * rule's own key instead (sp_cls_slot_changed in src/cls_probe.h). */
+#define SP_CLS_LINES_COPIES (1 + SP_CLS_SLOTS)
+
 struct sp_cls_buckets {
-    uint32_t mask; /* bucket count - 1, a power of two minus one */
+    uint32_t mask;  /* bucket count - 1, a power of two minus one */
+    uint32_t lines; /* per bucket: 1, or SP_CLS_LINES_COPIES with copies */
     struct sp_cls_bucket b[];
 };
+
+/* Bucket i. */
+static inline struct sp_cls_bucket *
+sp_cls_bucket_at(const struct sp_cls_buckets *buckets, uint32_t i)
+{
+    return (struct sp_cls_bucket *)&buckets->b[(size_t)i * buckets->lines];
+}
+
+/* Slot s's key copy, in buckets of SP_CLS_LINES_COPIES lines. */
+static inline struct sp_flow_key *
+sp_cls_key_copy(const struct sp_cls_bucket *b, unsigned s)
+{
+    return (struct sp_flow_key *)(b + 1) + s;
+}
 
 /* One mask's rules. The kernel reads mask, block_map and the buckets the
  * caller passes; the other members are the classifier's bookkeeping. */
 struct sp_cls_subtable {
     struct sp_flow_key mask;
     uint8_t block_map;              /* bit b: mask uses key block b */
-    struct sp_cls_buckets *buckets; /* RCU-published, replaced on growth */
+    struct sp_cls_buckets *buckets; /* RCU-published; replaced on growth
+                                     * and change of layout */
     uint32_t n_rules;
     uint32_t max_priority; /* of its rules */
     uint32_t n_at_max;     /* rules with max_priority */
@@ -90,6 +120,15 @@ static inline uint32_t
 sp_cls_bucket_index(uint32_t hash, uint32_t mask, unsigned which)
 {
     return (which ? (hash >> 16 | hash << 16) ^ 0x5bd1e995u : hash) & mask;
+}
+
+/* That bucket. */
+static inline struct sp_cls_bucket *
+sp_cls_bucket(const struct sp_cls_buckets *buckets, uint32_t hash,
+              unsigned which)
+{
+    return sp_cls_bucket_at(buckets,
+                            sp_cls_bucket_index(hash, buckets->mask, which));
 }
 
 /* Removed rules and replaced tables wait in a list; once it holds this
@@ -126,7 +165,11 @@ const struct sp_rule *sp_cls_find(struct sp_cls *cls,
                                   uint32_t priority);
 
 /* Reorders subtables by hit counts within equal highest priority (and
- * halves the counts, so the order follows recent traffic). */
+ * halves the counts, so the order follows recent traffic), and gives key
+ * copies to a subtable that answered at least half the lookups since,
+ * taking them from one that answered under a quarter (without memory for
+ * the new buckets, a subtable keeps its layout). Call it now and then, as
+ * sp_dp_maintain does. */
 void sp_cls_sort(struct sp_cls *cls);
 
 /* Waits for a grace period and frees everything removed so far. */

@@ -32,8 +32,7 @@ sp_x86_mask_and_hash(const struct sp_cls_subtable *st,
         _mm256_store_si256((__m256i *)&masked[i], lo);
         _mm256_store_si256((__m256i *)&masked[i] + 1, hi);
         hashes[i] = sp_x86_crc32c_key(lo, hi);
-        sp_cls_prefetch_bucket(
-            &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)]);
+        sp_cls_prefetch_bucket(sp_cls_bucket(buckets, hashes[i], 0));
     }
 }
 

@@ -80,10 +80,10 @@ masked_hash(const struct sp_flow_key *masked_key)
  * and with 4 KiB pages nearly every probe of a large table misses the TLB
  * as well as the cache. */
 static struct sp_cls_buckets *
-buckets_alloc(uint32_t count)
+buckets_alloc(uint32_t count, uint32_t lines)
 {
-    size_t size =
-        sizeof(struct sp_cls_buckets) + count * sizeof(struct sp_cls_bucket);
+    size_t size = sizeof(struct sp_cls_buckets) +
+                  (size_t)count * lines * sizeof(struct sp_cls_bucket);
     size_t align = size >= HUGE_PAGE ? HUGE_PAGE : 64;
     size_t alloc = (size + align - 1) / align * align;
     struct sp_cls_buckets *b = aligned_alloc(align, alloc);
@@ -94,6 +94,7 @@ buckets_alloc(uint32_t count)
         }
         memset(b, 0, size);
         b->mask = count - 1;
+        b->lines = lines;
     }
     return b;
 }
@@ -255,8 +256,7 @@ find_slot(struct sp_cls_buckets *b, const struct sp_flow_key *key,
           uint32_t hash, bool *second)
 {
     for (unsigned w = 0; w < 2; w++) {
-        struct sp_cls_bucket *bucket =
-            &b->b[sp_cls_bucket_index(hash, b->mask, w)];
+        struct sp_cls_bucket *bucket = sp_cls_bucket(b, hash, w);
 
         for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
             if (bucket->rules[s] && bucket->sigs[s] == hash &&
@@ -269,27 +269,45 @@ find_slot(struct sp_cls_buckets *b, const struct sp_flow_key *key,
     return NULL;
 }
 
+/* Copies key into a slot's key copy, the slot empty: after a release
+ * fence, so that a reader that sees any of it also sees the slot emptied
+ * (sp_cls_slot_changed). */
+static void
+write_key_copy(struct sp_flow_key *copy, const struct sp_flow_key *key)
+{
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    for (unsigned blk = 0; blk < SP_FLOW_KEY_BLOCKS; blk++) {
+        __atomic_store_n(&copy->blocks[blk], key->blocks[blk],
+                         __ATOMIC_RELAXED);
+    }
+}
+
 /* Puts a rule in a free slot of its first bucket, else of its second
  * (counted in the first's n_moved). Returns false when both are full. */
 static bool
 place(struct sp_cls_buckets *b, const struct sp_rule *rule, uint32_t hash)
 {
-    struct sp_cls_bucket *first = &b->b[sp_cls_bucket_index(hash, b->mask, 0)];
+    struct sp_cls_bucket *first = sp_cls_bucket(b, hash, 0);
 
     for (unsigned w = 0; w < 2; w++) {
-        struct sp_cls_bucket *bucket =
-            &b->b[sp_cls_bucket_index(hash, b->mask, w)];
+        struct sp_cls_bucket *bucket = sp_cls_bucket(b, hash, w);
 
         for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
             if (bucket->rules[s]) {
                 continue;
             }
-            /* Count first, signature next, rule last: a reader that can
-             * see the rule probes this bucket and checks its key. */
+            /* Count first, signature and key copy next, rule last: a
+             * reader that can see the rule probes this bucket and checks
+             * its key. One still comparing the copy of a rule that left
+             * the slot sees the slot change after the fence
+             * (sp_cls_slot_changed). */
             if (w) {
                 __atomic_add_fetch(&first->n_moved, 1, __ATOMIC_RELEASE);
             }
             __atomic_store_n(&bucket->sigs[s], hash, __ATOMIC_RELEASE);
+            if (b->lines > 1) {
+                write_key_copy(sp_cls_key_copy(bucket, s), &rule->match.key);
+            }
             __atomic_store_n(&bucket->rules[s], rule, __ATOMIC_RELEASE);
             return true;
         }
@@ -297,22 +315,33 @@ place(struct sp_cls_buckets *b, const struct sp_rule *rule, uint32_t hash)
     return false;
 }
 
-/* Doubles the subtable's buckets (more if needed) and publishes them. */
+/* Replaces the subtable's buckets with 'count' buckets of 'lines' lines
+ * (more buckets if its rules do not fit) and publishes them. The keys in
+ * their first bucket go first, then the others: with the same count, each
+ * bucket then gets no more keys than it has, so they fit. */
 static int
-grow(struct sp_cls *cls, struct sp_cls_subtable *st)
+rebuild(struct sp_cls *cls, struct sp_cls_subtable *st, uint32_t count,
+        uint32_t lines)
 {
     struct sp_cls_buckets *old = st->buckets;
-    uint32_t count = (old->mask + 1) * 2;
 
     for (;; count *= 2) {
-        struct sp_cls_buckets *b = buckets_alloc(count);
+        struct sp_cls_buckets *b = buckets_alloc(count, lines);
         bool ok = b != NULL;
 
-        for (uint32_t i = 0; ok && i <= old->mask; i++) {
-            for (unsigned s = 0; ok && s < SP_CLS_SLOTS; s++) {
-                const struct sp_rule *r = old->b[i].rules[s];
+        for (unsigned moved = 0; moved < 2; moved++) {
+            for (uint32_t i = 0; ok && i <= old->mask; i++) {
+                const struct sp_cls_bucket *ob = sp_cls_bucket_at(old, i);
 
-                ok = !r || place(b, r, old->b[i].sigs[s]);
+                for (unsigned s = 0; ok && s < SP_CLS_SLOTS; s++) {
+                    const struct sp_rule *r = ob->rules[s];
+                    uint32_t home =
+                        sp_cls_bucket_index(ob->sigs[s], old->mask, 0);
+
+                    if (r && (home != i) == moved) {
+                        ok = place(b, r, ob->sigs[s]);
+                    }
+                }
             }
         }
         if (ok) {
@@ -325,6 +354,13 @@ grow(struct sp_cls *cls, struct sp_cls_subtable *st)
             return -1;
         }
     }
+}
+
+/* Doubles the subtable's buckets. */
+static int
+grow(struct sp_cls *cls, struct sp_cls_subtable *st)
+{
+    return rebuild(cls, st, (st->buckets->mask + 1) * 2, st->buckets->lines);
 }
 
 static struct sp_cls_subtable *
@@ -340,7 +376,7 @@ subtable_create(const struct sp_flow_key *mask)
     for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
         st->block_map |= (uint8_t)((mask->blocks[b] != 0) << b);
     }
-    st->buckets = buckets_alloc(1);
+    st->buckets = buckets_alloc(1, 1);
     if (!st->buckets) {
         free(st);
         return NULL;
@@ -470,8 +506,9 @@ recount_priorities(struct sp_cls_subtable *st)
     st->n_at_max = 0;
     for (uint32_t i = 0; i <= st->buckets->mask; i++) {
         for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
-            for (const struct sp_rule *r = st->buckets->b[i].rules[s]; r;
-                 r = node_of(r)->next_same) {
+            for (const struct sp_rule *r =
+                     sp_cls_bucket_at(st->buckets, i)->rules[s];
+                 r; r = node_of(r)->next_same) {
                 if (!st->n_at_max || r->priority > st->max_priority) {
                     st->max_priority = r->priority;
                     st->n_at_max = 0;
@@ -501,9 +538,8 @@ sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule)
     if (!*slot && second) {
         struct sp_cls_buckets *b = st->buckets;
 
-        __atomic_sub_fetch(
-            &b->b[sp_cls_bucket_index(hash, b->mask, 0)].n_moved, 1,
-            __ATOMIC_RELEASE);
+        __atomic_sub_fetch(&sp_cls_bucket(b, hash, 0)->n_moved, 1,
+                           __ATOMIC_RELEASE);
     }
     st->n_rules--;
     cls->n_rules--;
@@ -548,17 +584,41 @@ sp_cls_find(struct sp_cls *cls, const struct sp_match *match,
     return found;
 }
 
+/* The layout st's share of the hits calls for: key copies from half the
+ * hits, one-line buckets under a quarter, between them the one it has (so
+ * that a share near a threshold does not rebuild at every call). */
+static uint32_t
+wanted_lines(const struct sp_cls_subtable *st, uint64_t hits, uint64_t total)
+{
+    if (hits * 2 >= total && hits) {
+        return SP_CLS_LINES_COPIES;
+    }
+    if (hits * 4 < total) {
+        return 1;
+    }
+    return st->buckets->lines;
+}
+
 void
 sp_cls_sort(struct sp_cls *cls)
 {
+    uint64_t total = 0;
+
     pthread_mutex_lock(&cls->lock);
     publish_order(cls, NULL, NULL);
     for (uint32_t i = 0; i < cls->order->n; i++) {
+        total += __atomic_load_n(&cls->order->e[i].st->hits, __ATOMIC_RELAXED);
+    }
+    for (uint32_t i = 0; i < cls->order->n; i++) {
         struct sp_cls_subtable *st = cls->order->e[i].st;
+        uint64_t hits = __atomic_load_n(&st->hits, __ATOMIC_RELAXED);
+        uint32_t lines = wanted_lines(st, hits, total);
 
-        __atomic_store_n(&st->hits,
-                         __atomic_load_n(&st->hits, __ATOMIC_RELAXED) / 2,
-                         __ATOMIC_RELAXED);
+        /* Without the memory, the subtable keeps its layout. */
+        if (lines != st->buckets->lines) {
+            rebuild(cls, st, st->buckets->mask + 1, lines);
+        }
+        __atomic_store_n(&st->hits, hits / 2, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&cls->lock);
 }
@@ -605,7 +665,8 @@ sp_cls_destroy(struct sp_cls *cls)
 
         for (uint32_t b = 0; b <= st->buckets->mask; b++) {
             for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
-                const struct sp_rule *r = st->buckets->b[b].rules[s];
+                const struct sp_rule *r =
+                    sp_cls_bucket_at(st->buckets, b)->rules[s];
 
                 while (r) {
                     const struct sp_rule *next = node_of(r)->next_same;

@@ -52,8 +52,7 @@ sp_neon_classifier(const struct sp_cls_subtable *st,
             crc = __crc32cd(crc, masked[i].blocks[b]);
         }
         hashes[i] = ~crc;
-        sp_cls_prefetch_bucket(
-            &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)]);
+        sp_cls_prefetch_bucket(sp_cls_bucket(buckets, hashes[i], 0));
     }
     return sp_cls_probe(buckets, masked, hashes, todo, rules, sig_match,
                         sp_neon_keys_equal);

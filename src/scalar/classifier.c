@@ -3,31 +3,50 @@
  * Subtable lookup, the specification: mask each key, hash it with the
  * scalar hash kernel, probe its first bucket slot by slot and, if keys
  * moved out of it, its second; compare the blocks of the mask (the block
- * map) with the rule's key.
+ * map) with the slot's key copy or the rule's key.
  */
 #include "cls_probe.h"
 #include "isa.h"
 
-/* The rule in bucket b matching masked key k (hash h), or NULL. */
+/* Whether masked keys a and b are equal in the blocks of block_map. */
+static bool
+blocks_equal(const struct sp_flow_key *a, const struct sp_flow_key *b,
+             uint8_t block_map)
+{
+    uint8_t differ = 0;
+
+    for (unsigned blk = 0; blk < SP_FLOW_KEY_BLOCKS; blk++) {
+        if (block_map & (1u << blk) && a->blocks[blk] != b->blocks[blk]) {
+            differ = 1;
+        }
+    }
+    return !differ;
+}
+
+/* The rule in bucket b matching masked key k (hash h), or NULL: the key
+ * compared is the slot's copy if the buckets have copies, else the
+ * rule's, as in the SIMD kernels (cls_probe.h). */
 static const struct sp_rule *
 probe(const struct sp_cls_bucket *b, uint32_t h, const struct sp_flow_key *k,
-      uint8_t block_map)
+      uint8_t block_map, bool copies)
 {
     for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
         const struct sp_rule *r =
             __atomic_load_n(&b->rules[s], __ATOMIC_ACQUIRE);
-        uint8_t differ = 0;
+        bool equal;
 
         if (b->sigs[s] != h || !r) {
             continue;
         }
-        for (unsigned blk = 0; blk < SP_FLOW_KEY_BLOCKS; blk++) {
-            if (block_map & (1u << blk) &&
-                r->match.key.blocks[blk] != k->blocks[blk]) {
-                differ = 1;
+        if (copies) {
+            equal = blocks_equal(sp_cls_key_copy(b, s), k, block_map);
+            if (sp_cls_slot_changed(b, s, r)) {
+                equal = blocks_equal(&r->match.key, k, block_map);
             }
+        } else {
+            equal = blocks_equal(&r->match.key, k, block_map);
         }
-        if (!differ) {
+        if (equal) {
             return r;
         }
     }
@@ -54,26 +73,23 @@ sp_scalar_classifier(const struct sp_cls_subtable *st,
             masked[i].blocks[blk] = keys[i].blocks[blk] & st->mask.blocks[blk];
         }
         sp_scalar_hash(&masked[i], NULL, 1, &hashes[i]);
-        sp_cls_prefetch_bucket(
-            &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)]);
+        sp_cls_prefetch_bucket(sp_cls_bucket(buckets, hashes[i], 0));
     }
     /* Then, still before any probe, the second bucket of keys that may
-     * have moved and the rule of a first signature match: only hints, the
+     * have moved and the key of a first signature match: only hints, the
      * probes below read every slot and n_moved again. */
     for (uint32_t pending = todo; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
-        const struct sp_cls_bucket *b =
-            &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 0)];
+        const struct sp_cls_bucket *b = sp_cls_bucket(buckets, hashes[i], 0);
 
         for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
             if (b->sigs[s] == hashes[i]) {
-                sp_cls_prefetch_rule(b, s);
+                sp_cls_prefetch_key(b, s, buckets->lines > 1);
                 break;
             }
         }
         if (__atomic_load_n(&b->n_moved, __ATOMIC_RELAXED)) {
-            sp_cls_prefetch_bucket(
-                &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, 1)]);
+            sp_cls_prefetch_bucket(sp_cls_bucket(buckets, hashes[i], 1));
         }
     }
     for (uint32_t pending = todo; pending; pending &= pending - 1) {
@@ -81,9 +97,9 @@ sp_scalar_classifier(const struct sp_cls_subtable *st,
 
         for (unsigned w = 0; w < 2; w++) {
             const struct sp_cls_bucket *b =
-                &buckets->b[sp_cls_bucket_index(hashes[i], buckets->mask, w)];
-            const struct sp_rule *r =
-                probe(b, hashes[i], &masked[i], st->block_map);
+                sp_cls_bucket(buckets, hashes[i], w);
+            const struct sp_rule *r = probe(b, hashes[i], &masked[i],
+                                            st->block_map, buckets->lines > 1);
 
             if (r) {
                 rules[i] = r;
