@@ -3,7 +3,7 @@
  * What random memory reads cost on this machine, in the pattern of the
  * table lookups: batches of 32 keys, every key's line prefetched before
  * any is read, then (for the layouts that have one) a second line per
- * key. Per span of memory (a power of two, on transparent huge pages),
+ * key. Per span of memory (a power of two, on 4 KiB pages as the tables),
  * ticks per key for:
  * - one line: a bucket that answers alone;
  * - two lines: two independent random lines per key;
@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "benchlib.h"
 #include "simdpath/random.h"
@@ -29,7 +28,6 @@
 #define BATCHES   16384
 #define LINE      64
 #define PAGE      4096
-#define HUGE_PAGE ((size_t)2 << 20)
 
 enum layout { ONE_LINE, TWO_LINES, THEN_ELSEWHERE, THEN_SAME_PAGE, N_LAYOUTS };
 
@@ -132,14 +130,13 @@ main(int argc, char **argv)
                 max_mib);
         usage();
     }
-    a.lines = aligned_alloc(HUGE_PAGE, size);
+    a.lines = aligned_alloc(LINE, size);
     a.index = malloc(BATCHES * sizeof *a.index);
     a.other = malloc(BATCHES * sizeof *a.other);
     if (!a.lines || !a.index || !a.other) {
         fprintf(stderr, "bench_memory: no memory for %zu MiB\n", max_mib);
         return 1;
     }
-    madvise(a.lines, size, MADV_HUGEPAGE);
     for (size_t i = 0; i < size / LINE; i++) {
         uint64_t *line = a.lines + i * (LINE / sizeof(uint64_t));
 

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <urcu-qsbr.h>
 
 #include "simdpath/classifier.h"
@@ -74,24 +73,17 @@ masked_hash(const struct sp_flow_key *masked_key)
     return hash;
 }
 
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/* Large tables go on transparent huge pages: lookups probe them at random,
- * and with 4 KiB pages nearly every probe of a large table misses the TLB
- * as well as the cache. */
+/* On 4 KiB pages: transparent huge pages (madvise) made lookups of a
+ * million active flows here 1.3-5x slower and those of 16,384 no faster
+ * (docs/architecture.md). */
 static struct sp_cls_buckets *
 buckets_alloc(uint32_t count, uint32_t lines)
 {
     size_t size = sizeof(struct sp_cls_buckets) +
                   (size_t)count * lines * sizeof(struct sp_cls_bucket);
-    size_t align = size >= HUGE_PAGE ? HUGE_PAGE : 64;
-    size_t alloc = (size + align - 1) / align * align;
-    struct sp_cls_buckets *b = aligned_alloc(align, alloc);
+    struct sp_cls_buckets *b = aligned_alloc(64, (size + 63) / 64 * 64);
 
     if (b) {
-        if (align == HUGE_PAGE) {
-            madvise(b, alloc, MADV_HUGEPAGE);
-        }
         memset(b, 0, size);
         b->mask = count - 1;
         b->lines = lines;
