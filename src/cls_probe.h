@@ -94,24 +94,36 @@ sp_cls_slot_rule(const struct sp_cls_bucket *b, unsigned s,
     return equal ? r : NULL;
 }
 
-/* Passes 2 to 4 for the keys of 'todo', whose masked keys and hashes the
- * caller computed, prefetching their first buckets. Returns the found
- * mask; rules[i] is written for found keys only. */
+/* Bucket 'which' of hash in buckets of 'lines' lines: sp_cls_bucket with
+ * the layout a constant, as in the passes below. */
+static inline __attribute__((always_inline)) const struct sp_cls_bucket *
+sp_cls_probed(const struct sp_cls_buckets *buckets, uint32_t hash,
+              unsigned which, uint32_t lines)
+{
+    return &buckets
+                ->b[(size_t)sp_cls_bucket_index(hash, buckets->mask, which) *
+                    lines];
+}
+
+/* sp_cls_probe for buckets of 'lines' lines, a constant: each layout gets
+ * its own copy of the passes, with no test of it per key. */
 static inline __attribute__((always_inline)) uint32_t
-sp_cls_probe(const struct sp_cls_buckets *buckets,
-             const struct sp_flow_key *masked, const uint32_t *hashes,
-             uint32_t todo, const struct sp_rule **rules,
-             sp_cls_sig_match_fn *sig_match, sp_cls_keys_equal_fn *keys_equal)
+sp_cls_probe_lines(const struct sp_cls_buckets *buckets,
+                   const struct sp_flow_key *masked, const uint32_t *hashes,
+                   uint32_t todo, const struct sp_rule **rules,
+                   sp_cls_sig_match_fn *sig_match,
+                   sp_cls_keys_equal_fn *keys_equal, uint32_t lines)
 {
     /* Candidate slots of key i, SP_CLS_SECOND on for its second bucket. */
     uint32_t slots[SP_BATCH_MAX];
     const struct sp_cls_bucket *probed[SP_BATCH_MAX][2];
     uint32_t found = 0, moved = 0;
-    bool copies = buckets->lines > 1;
+    bool copies = lines > 1;
 
     for (uint32_t p = todo; p; p &= p - 1) {
         unsigned i = (unsigned)__builtin_ctz(p);
-        const struct sp_cls_bucket *b0 = sp_cls_bucket(buckets, hashes[i], 0);
+        const struct sp_cls_bucket *b0 =
+            sp_cls_probed(buckets, hashes[i], 0, lines);
 
         probed[i][0] = b0;
         slots[i] = sig_match(b0, hashes[i]);
@@ -119,7 +131,7 @@ sp_cls_probe(const struct sp_cls_buckets *buckets,
             sp_cls_prefetch_key(b0, (unsigned)__builtin_ctz(slots[i]), copies);
         }
         if (__atomic_load_n(&b0->n_moved, __ATOMIC_ACQUIRE)) {
-            probed[i][1] = sp_cls_bucket(buckets, hashes[i], 1);
+            probed[i][1] = sp_cls_probed(buckets, hashes[i], 1, lines);
             sp_cls_prefetch_bucket(probed[i][1]);
             moved |= UINT32_C(1) << i;
         }
@@ -151,6 +163,23 @@ sp_cls_probe(const struct sp_cls_buckets *buckets,
         }
     }
     return found;
+}
+
+/* Passes 2 to 4 for the keys of 'todo', whose masked keys and hashes the
+ * caller computed, prefetching their first buckets. Returns the found
+ * mask; rules[i] is written for found keys only. */
+static inline __attribute__((always_inline)) uint32_t
+sp_cls_probe(const struct sp_cls_buckets *buckets,
+             const struct sp_flow_key *masked, const uint32_t *hashes,
+             uint32_t todo, const struct sp_rule **rules,
+             sp_cls_sig_match_fn *sig_match, sp_cls_keys_equal_fn *keys_equal)
+{
+    if (buckets->lines > 1) {
+        return sp_cls_probe_lines(buckets, masked, hashes, todo, rules,
+                                  sig_match, keys_equal, SP_CLS_LINES_COPIES);
+    }
+    return sp_cls_probe_lines(buckets, masked, hashes, todo, rules, sig_match,
+                              keys_equal, 1);
 }
 
 #endif /* SP_CLS_PROBE_H */

@@ -22,6 +22,8 @@ sp_x86_mask_and_hash(const struct sp_cls_subtable *st,
 {
     const __m256i *mask = (const __m256i *)&st->mask;
     __m256i m0 = _mm256_loadu_si256(mask), m1 = _mm256_loadu_si256(mask + 1);
+    /* Read once: the stores below may alias anything. */
+    const uint32_t lines = buckets->lines;
 
     for (; todo; todo &= todo - 1) {
         unsigned i = (unsigned)__builtin_ctz(todo);
@@ -32,7 +34,7 @@ sp_x86_mask_and_hash(const struct sp_cls_subtable *st,
         _mm256_store_si256((__m256i *)&masked[i], lo);
         _mm256_store_si256((__m256i *)&masked[i] + 1, hi);
         hashes[i] = sp_x86_crc32c_key(lo, hi);
-        sp_cls_prefetch_bucket(sp_cls_bucket(buckets, hashes[i], 0));
+        sp_cls_prefetch_bucket(sp_cls_probed(buckets, hashes[i], 0, lines));
     }
 }
 

@@ -35,6 +35,7 @@ sp_neon_classifier(const struct sp_cls_subtable *st,
     struct sp_flow_key masked[SP_BATCH_MAX];
     uint32_t hashes[SP_BATCH_MAX];
     uint64x2_t m[4];
+    const uint32_t lines = buckets->lines;
 
     todo &= sp_batch_lanes(n);
     for (unsigned q = 0; q < 4; q++) {
@@ -52,7 +53,7 @@ sp_neon_classifier(const struct sp_cls_subtable *st,
             crc = __crc32cd(crc, masked[i].blocks[b]);
         }
         hashes[i] = ~crc;
-        sp_cls_prefetch_bucket(sp_cls_bucket(buckets, hashes[i], 0));
+        sp_cls_prefetch_bucket(sp_cls_probed(buckets, hashes[i], 0, lines));
     }
     return sp_cls_probe(buckets, masked, hashes, todo, rules, sig_match,
                         sp_neon_keys_equal);
