@@ -105,14 +105,17 @@ sp_cls_probed(const struct sp_cls_buckets *buckets, uint32_t hash,
                     lines];
 }
 
-/* sp_cls_probe for buckets of 'lines' lines, a constant: each layout gets
- * its own copy of the passes, with no test of it per key. */
+/* Passes 2 to 4 for the keys of 'todo', whose masked keys and hashes the
+ * caller computed, prefetching their first buckets, in buckets of 'lines'
+ * lines (buckets->lines as a constant: the kernels compile one copy per
+ * layout, with no test of it per key). Returns the found mask; rules[i]
+ * is written for found keys only. */
 static inline __attribute__((always_inline)) uint32_t
-sp_cls_probe_lines(const struct sp_cls_buckets *buckets,
-                   const struct sp_flow_key *masked, const uint32_t *hashes,
-                   uint32_t todo, const struct sp_rule **rules,
-                   sp_cls_sig_match_fn *sig_match,
-                   sp_cls_keys_equal_fn *keys_equal, uint32_t lines)
+sp_cls_probe(const struct sp_cls_buckets *buckets,
+             const struct sp_flow_key *masked, const uint32_t *hashes,
+             uint32_t todo, const struct sp_rule **rules,
+             sp_cls_sig_match_fn *sig_match, sp_cls_keys_equal_fn *keys_equal,
+             uint32_t lines)
 {
     /* Candidate slots of key i, SP_CLS_SECOND on for its second bucket. */
     uint32_t slots[SP_BATCH_MAX];
@@ -163,23 +166,6 @@ sp_cls_probe_lines(const struct sp_cls_buckets *buckets,
         }
     }
     return found;
-}
-
-/* Passes 2 to 4 for the keys of 'todo', whose masked keys and hashes the
- * caller computed, prefetching their first buckets. Returns the found
- * mask; rules[i] is written for found keys only. */
-static inline __attribute__((always_inline)) uint32_t
-sp_cls_probe(const struct sp_cls_buckets *buckets,
-             const struct sp_flow_key *masked, const uint32_t *hashes,
-             uint32_t todo, const struct sp_rule **rules,
-             sp_cls_sig_match_fn *sig_match, sp_cls_keys_equal_fn *keys_equal)
-{
-    if (buckets->lines > 1) {
-        return sp_cls_probe_lines(buckets, masked, hashes, todo, rules,
-                                  sig_match, keys_equal, SP_CLS_LINES_COPIES);
-    }
-    return sp_cls_probe_lines(buckets, masked, hashes, todo, rules, sig_match,
-                              keys_equal, 1);
 }
 
 #endif /* SP_CLS_PROBE_H */

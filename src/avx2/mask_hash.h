@@ -14,16 +14,15 @@
 #include "cls_probe.h"
 #include "x86_crc32c.h"
 
-static inline void
+static inline __attribute__((always_inline)) void
 sp_x86_mask_and_hash(const struct sp_cls_subtable *st,
                      const struct sp_cls_buckets *buckets,
                      const struct sp_flow_key *keys, uint32_t todo,
-                     struct sp_flow_key *masked, uint32_t *hashes)
+                     struct sp_flow_key *masked, uint32_t *hashes,
+                     uint32_t lines)
 {
     const __m256i *mask = (const __m256i *)&st->mask;
     __m256i m0 = _mm256_loadu_si256(mask), m1 = _mm256_loadu_si256(mask + 1);
-    /* Read once: the stores below may alias anything. */
-    const uint32_t lines = buckets->lines;
 
     for (; todo; todo &= todo - 1) {
         unsigned i = (unsigned)__builtin_ctz(todo);
@@ -38,8 +37,26 @@ sp_x86_mask_and_hash(const struct sp_cls_subtable *st,
     }
 }
 
+/* The passes for buckets of 'lines' lines, a constant. */
+static inline __attribute__((always_inline)) uint32_t
+sp_x86_classifier_lines(const struct sp_cls_subtable *st,
+                        const struct sp_cls_buckets *buckets,
+                        const struct sp_flow_key *keys, uint32_t todo,
+                        const struct sp_rule **rules,
+                        sp_cls_sig_match_fn *sig_match,
+                        sp_cls_keys_equal_fn *keys_equal, uint32_t lines)
+{
+    struct sp_flow_key masked[SP_BATCH_MAX];
+    uint32_t hashes[SP_BATCH_MAX];
+
+    sp_x86_mask_and_hash(st, buckets, keys, todo, masked, hashes, lines);
+    return sp_cls_probe(buckets, masked, hashes, todo, rules, sig_match,
+                        keys_equal, lines);
+}
+
 /* The x86 subtable lookup: the first pass above, then the probing passes
- * of cls_probe.h with the ISA's signature and key compares. */
+ * of cls_probe.h with the ISA's signature and key compares, compiled once
+ * per bucket layout. */
 static inline __attribute__((always_inline)) uint32_t
 sp_x86_classifier(const struct sp_cls_subtable *st,
                   const struct sp_cls_buckets *buckets,
@@ -47,13 +64,14 @@ sp_x86_classifier(const struct sp_cls_subtable *st,
                   const struct sp_rule **rules, sp_cls_sig_match_fn *sig_match,
                   sp_cls_keys_equal_fn *keys_equal)
 {
-    struct sp_flow_key masked[SP_BATCH_MAX];
-    uint32_t hashes[SP_BATCH_MAX];
-
     todo &= sp_batch_lanes(n);
-    sp_x86_mask_and_hash(st, buckets, keys, todo, masked, hashes);
-    return sp_cls_probe(buckets, masked, hashes, todo, rules, sig_match,
-                        keys_equal);
+    if (buckets->lines > 1) {
+        return sp_x86_classifier_lines(st, buckets, keys, todo, rules,
+                                       sig_match, keys_equal,
+                                       SP_CLS_LINES_COPIES);
+    }
+    return sp_x86_classifier_lines(st, buckets, keys, todo, rules, sig_match,
+                                   keys_equal, 1);
 }
 
 #endif /* SP_AVX2_MASK_HASH_H */

@@ -26,18 +26,17 @@ sig_match(const struct sp_cls_bucket *b, uint32_t hash)
            (uint32_t)(b->sigs[4] == hash) << 4;
 }
 
-uint32_t
-sp_neon_classifier(const struct sp_cls_subtable *st,
-                   const struct sp_cls_buckets *buckets,
-                   const struct sp_flow_key *keys, uint32_t n, uint32_t todo,
-                   const struct sp_rule **rules)
+/* The lookup for buckets of 'lines' lines, a constant. */
+static inline __attribute__((always_inline)) uint32_t
+classifier_lines(const struct sp_cls_subtable *st,
+                 const struct sp_cls_buckets *buckets,
+                 const struct sp_flow_key *keys, uint32_t todo,
+                 const struct sp_rule **rules, uint32_t lines)
 {
     struct sp_flow_key masked[SP_BATCH_MAX];
     uint32_t hashes[SP_BATCH_MAX];
     uint64x2_t m[4];
-    const uint32_t lines = buckets->lines;
 
-    todo &= sp_batch_lanes(n);
     for (unsigned q = 0; q < 4; q++) {
         m[q] = vld1q_u64(&st->mask.blocks[2 * q]);
     }
@@ -56,5 +55,19 @@ sp_neon_classifier(const struct sp_cls_subtable *st,
         sp_cls_prefetch_bucket(sp_cls_probed(buckets, hashes[i], 0, lines));
     }
     return sp_cls_probe(buckets, masked, hashes, todo, rules, sig_match,
-                        sp_neon_keys_equal);
+                        sp_neon_keys_equal, lines);
+}
+
+uint32_t
+sp_neon_classifier(const struct sp_cls_subtable *st,
+                   const struct sp_cls_buckets *buckets,
+                   const struct sp_flow_key *keys, uint32_t n, uint32_t todo,
+                   const struct sp_rule **rules)
+{
+    todo &= sp_batch_lanes(n);
+    if (buckets->lines > 1) {
+        return classifier_lines(st, buckets, keys, todo, rules,
+                                SP_CLS_LINES_COPIES);
+    }
+    return classifier_lines(st, buckets, keys, todo, rules, 1);
 }
