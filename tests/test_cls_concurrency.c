@@ -207,6 +207,7 @@ static_assert(STABLE % SP_BATCH_MAX == 0, "whole batches of stable keys");
 static void
 give_stable_copies(struct sp_cls *cls, const struct sp_rule **stable)
 {
+    sp_cls_set_copies_min_buckets(cls, 0);
     rcu_register_thread();
     for (uint32_t first = 0; first < STABLE; first += SP_BATCH_MAX) {
         struct sp_flow_key keys[SP_BATCH_MAX];

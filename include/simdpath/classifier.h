@@ -68,7 +68,8 @@ struct sp_cls_bucket {
 static_assert(sizeof(struct sp_cls_bucket) == 64,
               "a bucket is one cache line");
 
-/* A subtable that answers most lookups (sp_cls_sort) keeps a copy of each
+/* A large subtable that answers most lookups (sp_cls_sort) keeps a copy of
+ * each
  * slot's masked key after its bucket's line, so that a lookup verifies the
  * key in the same 4 KiB as the bucket it has just read rather than in the
  * rule, elsewhere: on a large table that costs a fraction of a line from
@@ -81,6 +82,11 @@ static_assert(sizeof(struct sp_cls_bucket) == 64,
  * the copy, then the pointer again, and if that changed it compares the
  * rule's own key instead (sp_cls_slot_changed in src/cls_probe.h). */
 #define SP_CLS_LINES_COPIES (1 + SP_CLS_SLOTS)
+
+/* Smaller subtables never get copies: their rules stay in the caches, and
+ * copies would only cost memory and a few instructions per key (see
+ * docs/architecture.md; sp_cls_set_copies_min_buckets changes it). */
+#define SP_CLS_COPIES_MIN_BUCKETS 32768
 
 struct sp_cls_buckets {
     uint32_t mask;  /* bucket count - 1, a power of two minus one */
@@ -166,11 +172,15 @@ const struct sp_rule *sp_cls_find(struct sp_cls *cls,
 
 /* Reorders subtables by hit counts within equal highest priority (and
  * halves the counts, so the order follows recent traffic), and gives key
- * copies to a subtable that answered at least half the lookups since,
- * taking them from one that answered under a quarter (without memory for
- * the new buckets, a subtable keeps its layout). Call it now and then, as
- * sp_dp_maintain does. */
+ * copies to a subtable of SP_CLS_COPIES_MIN_BUCKETS buckets or more with
+ * at least half the (halved) hit counts, taking them from one under a
+ * quarter (without memory for the new buckets, a subtable keeps its
+ * layout). Call it now and then, as sp_dp_maintain does. */
 void sp_cls_sort(struct sp_cls *cls);
+
+/* The fewest buckets a subtable must have to get key copies from
+ * sp_cls_sort (SP_CLS_COPIES_MIN_BUCKETS unless set; 0: any). */
+void sp_cls_set_copies_min_buckets(struct sp_cls *cls, uint32_t min_buckets);
 
 /* Waits for a grace period and frees everything removed so far. */
 void sp_cls_reclaim(struct sp_cls *cls);

@@ -46,6 +46,7 @@ struct sp_cls {
     sp_actions_free_fn *free_actions;
     struct garbage *garbage;
     size_t n_garbage, garbage_cap;
+    uint32_t copies_min_buckets; /* see sp_cls_set_copies_min_buckets */
 };
 
 /* The node of a rule the classifier allocated (the rule is its first
@@ -172,6 +173,7 @@ sp_cls_create(sp_actions_free_fn *free_actions)
     pthread_mutex_init(&cls->lock, NULL);
     cls->gen = 1;
     cls->free_actions = free_actions;
+    cls->copies_min_buckets = SP_CLS_COPIES_MIN_BUCKETS;
     return cls;
 }
 
@@ -576,19 +578,29 @@ sp_cls_find(struct sp_cls *cls, const struct sp_match *match,
     return found;
 }
 
-/* The layout st's share of the hits calls for: key copies from half the
- * hits, one-line buckets under a quarter, between them the one it has (so
- * that a share near a threshold does not rebuild at every call). */
+/* The layout st calls for: key copies from half the hits, if it has the
+ * buckets for them to pay; one-line buckets under a quarter; between
+ * them the one it has (so that a share near a threshold does not rebuild
+ * at every call). */
 static uint32_t
-wanted_lines(const struct sp_cls_subtable *st, uint64_t hits, uint64_t total)
+wanted_lines(const struct sp_cls *cls, const struct sp_cls_subtable *st,
+             uint64_t hits, uint64_t total)
 {
+    if (st->buckets->mask + 1 < cls->copies_min_buckets || hits * 4 < total) {
+        return 1;
+    }
     if (hits * 2 >= total && hits) {
         return SP_CLS_LINES_COPIES;
     }
-    if (hits * 4 < total) {
-        return 1;
-    }
     return st->buckets->lines;
+}
+
+void
+sp_cls_set_copies_min_buckets(struct sp_cls *cls, uint32_t min_buckets)
+{
+    pthread_mutex_lock(&cls->lock);
+    cls->copies_min_buckets = min_buckets;
+    pthread_mutex_unlock(&cls->lock);
 }
 
 void
@@ -604,7 +616,7 @@ sp_cls_sort(struct sp_cls *cls)
     for (uint32_t i = 0; i < cls->order->n; i++) {
         struct sp_cls_subtable *st = cls->order->e[i].st;
         uint64_t hits = __atomic_load_n(&st->hits, __ATOMIC_RELAXED);
-        uint32_t lines = wanted_lines(st, hits, total);
+        uint32_t lines = wanted_lines(cls, st, hits, total);
 
         /* Without the memory, the subtable keeps its layout. */
         if (lines != st->buckets->lines) {
