@@ -94,17 +94,6 @@ sp_cls_slot_rule(const struct sp_cls_bucket *b, unsigned s,
     return equal ? r : NULL;
 }
 
-/* Bucket 'which' of hash in buckets of 'lines' lines: sp_cls_bucket with
- * the layout a constant, as in the passes below. */
-static inline __attribute__((always_inline)) const struct sp_cls_bucket *
-sp_cls_probed(const struct sp_cls_buckets *buckets, uint32_t hash,
-              unsigned which, uint32_t lines)
-{
-    return &buckets
-                ->b[(size_t)sp_cls_bucket_index(hash, buckets->mask, which) *
-                    lines];
-}
-
 /* Passes 2 to 4 for the keys of 'todo', whose masked keys and hashes the
  * caller computed, prefetching their first buckets, in buckets of 'lines'
  * lines (buckets->lines as a constant: the kernels compile one copy per
@@ -126,7 +115,7 @@ sp_cls_probe(const struct sp_cls_buckets *buckets,
     for (uint32_t p = todo; p; p &= p - 1) {
         unsigned i = (unsigned)__builtin_ctz(p);
         const struct sp_cls_bucket *b0 =
-            sp_cls_probed(buckets, hashes[i], 0, lines);
+            sp_cls_bucket_lines(buckets, hashes[i], 0, lines);
 
         probed[i][0] = b0;
         slots[i] = sig_match(b0, hashes[i]);
@@ -134,7 +123,7 @@ sp_cls_probe(const struct sp_cls_buckets *buckets,
             sp_cls_prefetch_key(b0, (unsigned)__builtin_ctz(slots[i]), copies);
         }
         if (__atomic_load_n(&b0->n_moved, __ATOMIC_ACQUIRE)) {
-            probed[i][1] = sp_cls_probed(buckets, hashes[i], 1, lines);
+            probed[i][1] = sp_cls_bucket_lines(buckets, hashes[i], 1, lines);
             sp_cls_prefetch_bucket(probed[i][1]);
             moved |= UINT32_C(1) << i;
         }

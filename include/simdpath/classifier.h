@@ -69,13 +69,12 @@ static_assert(sizeof(struct sp_cls_bucket) == 64,
               "a bucket is one cache line");
 
 /* A large subtable that answers most lookups (sp_cls_sort) keeps a copy of
- * each
- * slot's masked key after its bucket's line, so that a lookup verifies the
- * key in the same 4 KiB as the bucket it has just read rather than in the
- * rule, elsewhere: on a large table that costs a fraction of a line from
- * memory instead of a whole one (docs/architecture.md). The others keep
- * buckets of one line, six times denser, which is what their lookups,
- * mostly misses, read.
+ * each slot's masked key after its bucket's line, so that a lookup
+ * verifies the key in the same 4 KiB as the bucket it has just read rather
+ * than in the rule, elsewhere: on a large table that costs a fraction of a
+ * line from memory instead of a whole one (docs/architecture.md). The
+ * others keep buckets of one line, six times denser, which is what their
+ * lookups, mostly misses, read.
  *
  * A slot's copy is written only while the slot is empty, after a release
  * fence, and its rule published after it; a lookup reads the rule pointer,
@@ -128,13 +127,22 @@ sp_cls_bucket_index(uint32_t hash, uint32_t mask, unsigned which)
     return (which ? (hash >> 16 | hash << 16) ^ 0x5bd1e995u : hash) & mask;
 }
 
+/* That bucket, in buckets of 'lines' lines (the kernels pass their layout
+ * as a constant). */
+static inline struct sp_cls_bucket *
+sp_cls_bucket_lines(const struct sp_cls_buckets *buckets, uint32_t hash,
+                    unsigned which, uint32_t lines)
+{
+    return (struct sp_cls_bucket *)&buckets
+        ->b[(size_t)sp_cls_bucket_index(hash, buckets->mask, which) * lines];
+}
+
 /* That bucket. */
 static inline struct sp_cls_bucket *
 sp_cls_bucket(const struct sp_cls_buckets *buckets, uint32_t hash,
               unsigned which)
 {
-    return sp_cls_bucket_at(buckets,
-                            sp_cls_bucket_index(hash, buckets->mask, which));
+    return sp_cls_bucket_lines(buckets, hash, which, buckets->lines);
 }
 
 /* Removed rules and replaced tables wait in a list; once it holds this

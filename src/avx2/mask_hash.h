@@ -33,7 +33,8 @@ sp_x86_mask_and_hash(const struct sp_cls_subtable *st,
         _mm256_store_si256((__m256i *)&masked[i], lo);
         _mm256_store_si256((__m256i *)&masked[i] + 1, hi);
         hashes[i] = sp_x86_crc32c_key(lo, hi);
-        sp_cls_prefetch_bucket(sp_cls_probed(buckets, hashes[i], 0, lines));
+        sp_cls_prefetch_bucket(
+            sp_cls_bucket_lines(buckets, hashes[i], 0, lines));
     }
 }
 

@@ -52,7 +52,8 @@ classifier_lines(const struct sp_cls_subtable *st,
             crc = __crc32cd(crc, masked[i].blocks[b]);
         }
         hashes[i] = ~crc;
-        sp_cls_prefetch_bucket(sp_cls_probed(buckets, hashes[i], 0, lines));
+        sp_cls_prefetch_bucket(
+            sp_cls_bucket_lines(buckets, hashes[i], 0, lines));
     }
     return sp_cls_probe(buckets, masked, hashes, todo, rules, sig_match,
                         sp_neon_keys_equal, lines);
