@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What random memory reads cost on this machine, in the pattern of the
- * table lookups: batches of 32 keys, every key's line prefetched before
- * any is read, then (for the layouts that have one) a second line per
- * key. Per span of memory (a power of two, on 4 KiB pages as the tables),
- * ticks per key for:
+ * table lookups: batches of SP_BATCH_MAX (32) keys, every key's line
+ * prefetched before any is read, then (for the layouts that have one) a second
+ * line per key. Per span of memory (a power of two, on 4 KiB pages as the
+ * tables), ticks per key for:
  * - one line: a bucket that answers alone;
  * - two lines: two independent random lines per key;
  * - then elsewhere: a line, then a line whose address it holds, anywhere
@@ -20,14 +20,14 @@
 #include <string.h>
 
 #include "benchlib.h"
+#include "simdpath/packet.h"
 #include "simdpath/random.h"
 
-#define BATCH_KEYS 32
 /* Distinct batches, cycled through: 512 Ki keys, so that a span larger
  * than the caches is read from memory, not from lines read before. */
-#define BATCHES   16384
-#define LINE      64
-#define PAGE      4096
+#define BATCHES 16384
+#define LINE    64
+#define PAGE    4096
 
 enum layout { ONE_LINE, TWO_LINES, THEN_ELSEWHERE, THEN_SAME_PAGE, N_LAYOUTS };
 
@@ -37,8 +37,8 @@ static const char *const layout_names[N_LAYOUTS] = {
 struct arena {
     uint64_t *lines; /* words 0 and 1 random: where a second line is */
     size_t span_lines;
-    uint32_t (*index)[BATCH_KEYS]; /* [batch][key]: a line of the span */
-    uint32_t (*other)[BATCH_KEYS]; /* [batch][key]: another one */
+    uint32_t (*index)[SP_BATCH_MAX]; /* [batch][key]: a line of the span */
+    uint32_t (*other)[SP_BATCH_MAX]; /* [batch][key]: another one */
     unsigned next;
 };
 
@@ -67,9 +67,9 @@ run(void *ctx, unsigned k)
 {
     struct arena *a = ctx;
     const uint32_t *index = a->index[a->next], *other = a->other[a->next];
-    const uint64_t *first[BATCH_KEYS], *second[BATCH_KEYS];
+    const uint64_t *first[SP_BATCH_MAX], *second[SP_BATCH_MAX];
 
-    for (unsigned i = 0; i < BATCH_KEYS; i++) {
+    for (unsigned i = 0; i < SP_BATCH_MAX; i++) {
         first[i] = line_at(a, index[i]);
         __builtin_prefetch(first[i]);
         if (k == TWO_LINES) {
@@ -77,7 +77,7 @@ run(void *ctx, unsigned k)
             __builtin_prefetch(second[i]);
         }
     }
-    for (unsigned i = 0; i < BATCH_KEYS; i++) {
+    for (unsigned i = 0; i < SP_BATCH_MAX; i++) {
         (void)*(const volatile uint64_t *)first[i];
         if (k == THEN_ELSEWHERE || k == THEN_SAME_PAGE) {
             second[i] = target(a, first[i], k == THEN_SAME_PAGE);
@@ -85,7 +85,7 @@ run(void *ctx, unsigned k)
         }
     }
     if (k != ONE_LINE) {
-        for (unsigned i = 0; i < BATCH_KEYS; i++) {
+        for (unsigned i = 0; i < SP_BATCH_MAX; i++) {
             (void)*(const volatile uint64_t *)second[i];
         }
     }
@@ -145,7 +145,7 @@ main(int argc, char **argv)
     }
     printf("TSC %.3f ticks/ns; batches of %u keys, each key's lines "
            "prefetched, then read; median of %u samples\n",
-           sp_ticks_per_ns(), BATCH_KEYS, samples);
+           sp_ticks_per_ns(), SP_BATCH_MAX, samples);
     printf("%9s %-16s %10s %10s\n", "span", "layout", "ticks/key",
            "vs 1 line");
     for (size_t mib = 1; mib <= max_mib; mib *= 2) {
@@ -158,7 +158,7 @@ main(int argc, char **argv)
 
         a.span_lines = (mib << 20) / LINE;
         for (unsigned b = 0; b < BATCHES; b++) {
-            for (unsigned i = 0; i < BATCH_KEYS; i++) {
+            for (unsigned i = 0; i < SP_BATCH_MAX; i++) {
                 a.index[b][i] =
                     (uint32_t)(sp_random_next(&rng) & (a.span_lines - 1));
                 a.other[b][i] =
@@ -168,7 +168,7 @@ main(int argc, char **argv)
         sp_bench_turns(&turns, median, NULL);
         for (unsigned k = 0; k < N_LAYOUTS; k++) {
             printf("%5zu MiB %-16s %10.1f %9.2fx\n", mib, layout_names[k],
-                   median[k] / BATCH_KEYS, median[k] / median[ONE_LINE]);
+                   median[k] / SP_BATCH_MAX, median[k] / median[ONE_LINE]);
         }
     }
     free(a.lines);

@@ -198,12 +198,12 @@ churn(struct shared *sh, struct sp_random *rng, double budget, uint32_t ops)
     return done;
 }
 
+static_assert(STABLE % SP_BATCH_MAX == 0, "whole batches of stable keys");
+
 /* Looks every stable rule up and reorders: the stable subtable, then the
  * only one, answered every lookup and gets key copies, so the churn that
  * follows inserts into and removes from buckets with copies while the
  * readers compare them. */
-static_assert(STABLE % SP_BATCH_MAX == 0, "whole batches of stable keys");
-
 static void
 give_stable_copies(struct sp_cls *cls, const struct sp_rule **stable)
 {
