@@ -192,13 +192,17 @@ struct floor_case {
 };
 
 /* What a lookup of a key whose rule is 'rule' verifies it with: the key
- * copy of rule's slot, in one of the buckets of hash, or the rule. */
+ * copy of rule's slot, in one of the buckets of hash or an overflow
+ * bucket, or the rule. */
 static const uint64_t *
 verified(const struct sp_cls_buckets *bk, uint32_t hash,
          const struct sp_rule *rule)
 {
-    for (unsigned w = 0; bk->lines > 1 && w < 2; w++) {
-        const struct sp_cls_bucket *b = sp_cls_bucket(bk, hash, w);
+    for (uint32_t w = 0; bk->lines > 1 && w < 2 + bk->n_overflow_buckets;
+         w++) {
+        const struct sp_cls_bucket *b =
+            w < 2 ? sp_cls_bucket(bk, hash, w)
+                  : sp_cls_overflow_bucket(bk, w - 2, bk->lines);
 
         for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
             if (b->rules[s] == rule) {

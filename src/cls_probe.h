@@ -14,7 +14,8 @@
  * 4. per key, each candidate slot in probing order (first bucket, then
  *    second): the first whose rule is not NULL and whose key equals the
  *    masked key (sp_cls_slot_rule) is the answer, as the scalar
- *    specification finds it.
+ *    specification finds it; for a key found in neither, whose first
+ *    bucket has moved keys, the overflow buckets if they hold any.
  * Each ISA passes its own signature and key compares; the calls are to
  * constants of always-inlined functions, so they are inlined too.
  */
@@ -94,6 +95,35 @@ sp_cls_slot_rule(const struct sp_cls_bucket *b, unsigned s,
     return equal ? r : NULL;
 }
 
+/* The rule of an overflow bucket whose key equals masked (hash hash), or
+ * NULL, in buckets of 'lines' lines. Only for keys whose first bucket has
+ * moved keys (n_moved, which counts the key before the key's slot is
+ * filled, read before this): rare, so no prefetching. */
+static inline __attribute__((always_inline)) const struct sp_rule *
+sp_cls_overflow_rule(const struct sp_cls_buckets *buckets, uint32_t hash,
+                     const struct sp_flow_key *masked,
+                     sp_cls_sig_match_fn *sig_match,
+                     sp_cls_keys_equal_fn *keys_equal, uint32_t lines)
+{
+    if (!__atomic_load_n(&buckets->n_overflow, __ATOMIC_ACQUIRE)) {
+        return NULL;
+    }
+    for (uint32_t k = 0; k < buckets->n_overflow_buckets; k++) {
+        const struct sp_cls_bucket *b =
+            sp_cls_overflow_bucket(buckets, k, lines);
+
+        for (uint32_t m = sig_match(b, hash); m; m &= m - 1) {
+            const struct sp_rule *r = sp_cls_slot_rule(
+                b, (unsigned)__builtin_ctz(m), masked, lines > 1, keys_equal);
+
+            if (r) {
+                return r;
+            }
+        }
+    }
+    return NULL;
+}
+
 /* Passes 2 to 4 for the keys of 'todo', whose masked keys and hashes the
  * caller computed, prefetching their first buckets, in buckets of 'lines'
  * lines (buckets->lines as a constant: the kernels compile one copy per
@@ -151,6 +181,15 @@ sp_cls_probe(const struct sp_cls_buckets *buckets,
                 rules[i] = r;
                 found |= UINT32_C(1) << i;
                 break;
+            }
+        }
+        if (moved & ~found & UINT32_C(1) << i) {
+            const struct sp_rule *r = sp_cls_overflow_rule(
+                buckets, hashes[i], &masked[i], sig_match, keys_equal, lines);
+
+            if (r) {
+                rules[i] = r;
+                found |= UINT32_C(1) << i;
             }
         }
     }

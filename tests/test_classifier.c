@@ -220,8 +220,12 @@ test_random_against_oracle(void **state)
 
         assert_non_null(cls);
         /* Copies for a subtable with half the hits, however small, so
-         * that the oracle checks lookups in both layouts. */
+         * that the oracle checks lookups in both layouts; overflow buckets
+         * in every other case, however small the table. */
         sp_cls_set_copies_min_buckets(cls, 0);
+        if (c % 2) {
+            sp_cls_set_overflow_min_buckets(cls, 0);
+        }
         for (uint32_t s = 0; s < cases[c].shapes; s++) {
             shapes[s] = (uint32_t)sp_random_next(&rng);
         }
@@ -574,6 +578,82 @@ layout_lines(struct sp_cls *cls, unsigned subtable)
     return 0;
 }
 
+/* The buckets of the only subtable. */
+static const struct sp_cls_buckets *
+only_buckets(struct sp_cls *cls)
+{
+    assert_int_equal(sp_cls_subtable_count(cls), 1);
+    return sp_cls_subtable_at(cls, 0)->buckets;
+}
+
+/* With overflow buckets from the first bucket on, a one-bucket table keeps
+ * SP_CLS_SLOTS keys in its bucket and the others in the overflow, counted
+ * in n_moved and n_overflow; every variant finds them, in both layouts,
+ * before and after removals, and one key more than fits grows the
+ * table. */
+static void
+test_overflow_buckets(void **state)
+{
+    (void)state;
+    enum { FIT = SP_CLS_SLOTS * (1 + SP_CLS_OVERFLOW_BUCKETS) };
+    static const struct sp_rule *rules[FIT + 2];
+    struct sp_cls *cls = sp_cls_create(NULL);
+    struct sp_err err;
+    uint32_t removed = 0, kept = FIT;
+
+    assert_non_null(cls);
+    sp_cls_set_overflow_min_buckets(cls, 0);
+    sp_cls_set_copies_min_buckets(cls, 0);
+    for (uint32_t i = 0; i < FIT; i++) {
+        struct sp_match m;
+
+        layout_match(0, i, &m);
+        rules[i] = sp_cls_insert(cls, &m, 1, NULL, &err);
+        assert_non_null(rules[i]);
+    }
+    assert_int_equal(only_buckets(cls)->mask, 0);
+    assert_int_equal(only_buckets(cls)->n_overflow_buckets,
+                     SP_CLS_OVERFLOW_BUCKETS);
+    assert_int_equal(only_buckets(cls)->n_overflow, FIT - SP_CLS_SLOTS);
+    assert_int_equal(only_buckets(cls)->b[0].n_moved, FIT - SP_CLS_SLOTS);
+    expect_layout_rules(cls, 0, rules, FIT + 1);
+
+    /* Every fourth key goes: the first SP_CLS_SLOTS were in the bucket. */
+    for (uint32_t i = 0; i < FIT; i += 4) {
+        sp_cls_remove(cls, rules[i]);
+        rules[i] = NULL;
+        removed += i >= SP_CLS_SLOTS;
+        kept--;
+    }
+    assert_int_equal(only_buckets(cls)->n_overflow,
+                     FIT - SP_CLS_SLOTS - removed);
+    assert_int_equal(only_buckets(cls)->b[0].n_moved,
+                     FIT - SP_CLS_SLOTS - removed);
+    expect_layout_rules(cls, 0, rules, FIT + 1);
+
+    /* Key copies, overflow buckets included: the keys that left the
+     * bucket make room for some from the overflow. */
+    sp_cls_sort(cls);
+    assert_int_equal(only_buckets(cls)->lines, SP_CLS_LINES_COPIES);
+    assert_int_equal(only_buckets(cls)->mask, 0);
+    assert_int_equal(only_buckets(cls)->n_overflow, kept - SP_CLS_SLOTS);
+    expect_layout_rules(cls, 0, rules, FIT + 1);
+
+    /* All back, and two more: the table grows. */
+    for (uint32_t i = 0; i < FIT + 2; i++) {
+        struct sp_match m;
+
+        if (!rules[i]) {
+            layout_match(0, i, &m);
+            rules[i] = sp_cls_insert(cls, &m, 1, NULL, &err);
+            assert_non_null(rules[i]);
+        }
+    }
+    assert_true(only_buckets(cls)->mask > 0);
+    expect_layout_rules(cls, 0, rules, FIT + 2);
+    sp_cls_destroy(cls);
+}
+
 /* Key copies go to a subtable large enough that answers at least half
  * the lookups and leave one that answers under a quarter; lookups,
  * insertions and removals work the same in either layout. */
@@ -726,6 +806,7 @@ main(void)
         cmocka_unit_test(test_growth_and_lifetime),
         cmocka_unit_test(test_bucket_layout),
         cmocka_unit_test(test_layout_follows_hits),
+        cmocka_unit_test(test_overflow_buckets),
         cmocka_unit_test(test_validation),
     };
 

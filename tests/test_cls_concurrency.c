@@ -2,11 +2,12 @@
 /*
  * Rules added and removed while other threads look up: one writer churns
  * rules (new and emptied subtables, bucket growth, same-match chains,
- * reordering) while readers look up batches through their own EMC and the
- * classifier, and another thread frees removed rules. Rules present the whole
- * time must always be the answer, a churned key gets NULL or a rule that
- * matches it, and every returned rule is read (ASan catches any use after
- * free). Repeated; time-bounded, so emulated CPUs run fewer operations.
+ * reordering, overflow buckets) while readers look up batches through their
+ * own EMC and the classifier, and another thread frees removed rules. Rules
+ * present the whole time must always be the answer, a churned key gets NULL or
+ * a rule that matches it, and every returned rule is read (ASan catches any
+ * use after free). Repeated; time-bounded, so emulated CPUs run fewer
+ * operations.
  */
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -248,6 +249,9 @@ test_churn_while_looking_up(void **state)
         memset(&sh, 0, sizeof sh);
         sh.cls = sp_cls_create(NULL);
         assert_non_null(sh.cls);
+        /* Overflow buckets however small the tables, so that the churn
+         * fills and empties them under the readers. */
+        sp_cls_set_overflow_min_buckets(sh.cls, 0);
         for (uint32_t i = 0; i < STABLE; i++) {
             struct sp_match m;
 
@@ -255,6 +259,7 @@ test_churn_while_looking_up(void **state)
             sh.stable[i] = sp_cls_insert(sh.cls, &m, 100, NULL, &err);
             assert_non_null(sh.stable[i]);
         }
+        assert_true(sp_cls_subtable_at(sh.cls, 0)->buckets->n_overflow > 0);
         give_stable_copies(sh.cls, sh.stable);
         for (unsigned t = 0; t < READERS; t++) {
             assert_int_equal(pthread_create(&threads[t], NULL, reader, &sh),

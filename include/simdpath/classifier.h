@@ -61,7 +61,8 @@ struct sp_rule {
 
 struct sp_cls_bucket {
     uint32_t sigs[SP_CLS_SLOTS];
-    uint32_t n_moved; /* keys of this bucket living in their second one */
+    uint32_t n_moved; /* keys of this bucket living in their second one
+                       * or in an overflow bucket */
     const struct sp_rule *rules[SP_CLS_SLOTS];
 } __attribute__((aligned(64)));
 
@@ -87,17 +88,49 @@ static_assert(sizeof(struct sp_cls_bucket) == 64,
  * docs/architecture.md; sp_cls_set_copies_min_buckets changes it). */
 #define SP_CLS_COPIES_MIN_BUCKETS 32768
 
+/* A key whose two buckets are both full goes to an overflow bucket, after
+ * the last one, and counts in its first bucket's n_moved as a key in its
+ * second bucket does: a lookup scans the overflow buckets only for a key
+ * found in neither of its buckets, the first with moved keys, while the
+ * overflow holds any. Without them a table doubles the first time a key
+ * finds both its buckets full, at 15-40% load; with them, once they are
+ * full too, at nearly twice that: half the memory for the lookups that
+ * miss to read from (docs/architecture.md). Tables of fewer buckets stay
+ * in the caches and never get them (sp_cls_set_overflow_min_buckets
+ * changes that). */
+#define SP_CLS_OVERFLOW_BUCKETS     8
+#define SP_CLS_OVERFLOW_MIN_BUCKETS 1024
+
 struct sp_cls_buckets {
     uint32_t mask;  /* bucket count - 1, a power of two minus one */
     uint32_t lines; /* per bucket: 1, or SP_CLS_LINES_COPIES with copies */
+    uint32_t n_overflow_buckets; /* after b[mask]: 0 or
+                                  * SP_CLS_OVERFLOW_BUCKETS */
+    uint32_t n_overflow;         /* keys in them (atomic) */
     struct sp_cls_bucket b[];
 };
 
-/* Bucket i. */
+/* Bucket i, i up to mask + n_overflow_buckets (overflow buckets last). */
 static inline struct sp_cls_bucket *
 sp_cls_bucket_at(const struct sp_cls_buckets *buckets, uint32_t i)
 {
     return (struct sp_cls_bucket *)&buckets->b[(size_t)i * buckets->lines];
+}
+
+/* How many buckets there are, overflow buckets included. */
+static inline uint32_t
+sp_cls_bucket_count(const struct sp_cls_buckets *buckets)
+{
+    return buckets->mask + 1 + buckets->n_overflow_buckets;
+}
+
+/* Overflow bucket k, in buckets of 'lines' lines. */
+static inline struct sp_cls_bucket *
+sp_cls_overflow_bucket(const struct sp_cls_buckets *buckets, uint32_t k,
+                       uint32_t lines)
+{
+    return (struct sp_cls_bucket *)&buckets
+        ->b[((size_t)buckets->mask + 1 + k) * lines];
 }
 
 /* Slot s's key copy, in buckets of SP_CLS_LINES_COPIES lines. */
@@ -189,6 +222,11 @@ void sp_cls_sort(struct sp_cls *cls);
 /* The fewest buckets a subtable must have to get key copies from
  * sp_cls_sort (SP_CLS_COPIES_MIN_BUCKETS unless set; 0: any). */
 void sp_cls_set_copies_min_buckets(struct sp_cls *cls, uint32_t min_buckets);
+
+/* The fewest buckets a subtable's table must have to get overflow buckets
+ * (SP_CLS_OVERFLOW_MIN_BUCKETS unless set; 0: any), from its next growth
+ * or change of layout on. */
+void sp_cls_set_overflow_min_buckets(struct sp_cls *cls, uint32_t min_buckets);
 
 /* Waits for a grace period and frees everything removed so far. */
 void sp_cls_reclaim(struct sp_cls *cls);

@@ -46,7 +46,8 @@ struct sp_cls {
     sp_actions_free_fn *free_actions;
     struct garbage *garbage;
     size_t n_garbage, garbage_cap;
-    uint32_t copies_min_buckets; /* see sp_cls_set_copies_min_buckets */
+    uint32_t copies_min_buckets;   /* see sp_cls_set_copies_min_buckets */
+    uint32_t overflow_min_buckets; /* see sp_cls_set_overflow_min_buckets */
 };
 
 /* The node of a rule the classifier allocated (the rule is its first
@@ -78,16 +79,20 @@ masked_hash(const struct sp_flow_key *masked_key)
  * million active flows here 1.3-5x slower and those of 16,384 no faster
  * (docs/architecture.md). */
 static struct sp_cls_buckets *
-buckets_alloc(uint32_t count, uint32_t lines)
+buckets_alloc(const struct sp_cls *cls, uint32_t count, uint32_t lines)
 {
-    size_t size = sizeof(struct sp_cls_buckets) +
-                  (size_t)count * lines * sizeof(struct sp_cls_bucket);
+    uint32_t overflow =
+        count >= cls->overflow_min_buckets ? SP_CLS_OVERFLOW_BUCKETS : 0;
+    size_t size =
+        sizeof(struct sp_cls_buckets) +
+        ((size_t)count + overflow) * lines * sizeof(struct sp_cls_bucket);
     struct sp_cls_buckets *b = aligned_alloc(64, (size + 63) / 64 * 64);
 
     if (b) {
         memset(b, 0, size);
         b->mask = count - 1;
         b->lines = lines;
+        b->n_overflow_buckets = overflow;
     }
     return b;
 }
@@ -174,6 +179,7 @@ sp_cls_create(sp_actions_free_fn *free_actions)
     cls->gen = 1;
     cls->free_actions = free_actions;
     cls->copies_min_buckets = SP_CLS_COPIES_MIN_BUCKETS;
+    cls->overflow_min_buckets = SP_CLS_OVERFLOW_MIN_BUCKETS;
     return cls;
 }
 
@@ -243,21 +249,48 @@ find_subtable(const struct sp_cls *cls, const struct sp_flow_key *mask)
     return NULL;
 }
 
-/* The slot holding masked key 'key' (hash) in b, or NULL; *second tells
- * whether it is in the key's second bucket. */
+/* Where a key lives: in its first bucket, its second, or an overflow
+ * bucket. */
+enum place {
+    PLACE_FIRST,
+    PLACE_SECOND,
+    PLACE_OVERFLOW,
+};
+
+/* The slot of bucket 'bucket' holding masked key 'key' (hash), or NULL. */
+static const struct sp_rule **
+slot_of(struct sp_cls_bucket *bucket, const struct sp_flow_key *key,
+        uint32_t hash)
+{
+    for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+        if (bucket->rules[s] && bucket->sigs[s] == hash &&
+            !memcmp(&bucket->rules[s]->match.key, key, sizeof *key)) {
+            return &bucket->rules[s];
+        }
+    }
+    return NULL;
+}
+
+/* The slot holding masked key 'key' (hash) in b, or NULL; *where tells
+ * which bucket it is in. */
 static const struct sp_rule **
 find_slot(struct sp_cls_buckets *b, const struct sp_flow_key *key,
-          uint32_t hash, bool *second)
+          uint32_t hash, enum place *where)
 {
-    for (unsigned w = 0; w < 2; w++) {
-        struct sp_cls_bucket *bucket = sp_cls_bucket(b, hash, w);
+    const struct sp_rule **slot;
 
-        for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
-            if (bucket->rules[s] && bucket->sigs[s] == hash &&
-                !memcmp(&bucket->rules[s]->match.key, key, sizeof *key)) {
-                *second = w;
-                return &bucket->rules[s];
-            }
+    for (unsigned w = 0; w < 2; w++) {
+        slot = slot_of(sp_cls_bucket(b, hash, w), key, hash);
+        if (slot) {
+            *where = w ? PLACE_SECOND : PLACE_FIRST;
+            return slot;
+        }
+    }
+    for (uint32_t k = 0; k < b->n_overflow_buckets; k++) {
+        slot = slot_of(sp_cls_overflow_bucket(b, k, b->lines), key, hash);
+        if (slot) {
+            *where = PLACE_OVERFLOW;
+            return slot;
         }
     }
     return NULL;
@@ -276,33 +309,50 @@ write_key_copy(struct sp_flow_key *copy, const struct sp_flow_key *key)
     }
 }
 
-/* Puts a rule in a free slot of its first bucket, else of its second
- * (counted in the first's n_moved). Returns false when both are full. */
+/* Puts a rule in a free slot of bucket, if it has one, as the key's
+ * 'where' bucket. */
+static bool
+fill_slot(struct sp_cls_buckets *b, struct sp_cls_bucket *bucket,
+          enum place where, const struct sp_rule *rule, uint32_t hash)
+{
+    for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+        if (bucket->rules[s]) {
+            continue;
+        }
+        /* Counts first, signature and key copy next, rule last: a reader
+         * that can see the rule probes this bucket and checks its key.
+         * One still comparing the copy of a rule that left the slot sees
+         * the slot change after the fence (sp_cls_slot_changed). */
+        if (where == PLACE_OVERFLOW) {
+            __atomic_add_fetch(&b->n_overflow, 1, __ATOMIC_RELEASE);
+        }
+        if (where != PLACE_FIRST) {
+            __atomic_add_fetch(&sp_cls_bucket(b, hash, 0)->n_moved, 1,
+                               __ATOMIC_RELEASE);
+        }
+        __atomic_store_n(&bucket->sigs[s], hash, __ATOMIC_RELEASE);
+        if (b->lines > 1) {
+            write_key_copy(sp_cls_key_copy(bucket, s), &rule->match.key);
+        }
+        __atomic_store_n(&bucket->rules[s], rule, __ATOMIC_RELEASE);
+        return true;
+    }
+    return false;
+}
+
+/* Puts a rule in a free slot of its first bucket, else of its second, else
+ * of an overflow bucket (the last two counted in the first's n_moved).
+ * Returns false when all are full. */
 static bool
 place(struct sp_cls_buckets *b, const struct sp_rule *rule, uint32_t hash)
 {
-    struct sp_cls_bucket *first = sp_cls_bucket(b, hash, 0);
-
-    for (unsigned w = 0; w < 2; w++) {
-        struct sp_cls_bucket *bucket = sp_cls_bucket(b, hash, w);
-
-        for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
-            if (bucket->rules[s]) {
-                continue;
-            }
-            /* Count first, signature and key copy next, rule last: a
-             * reader that can see the rule probes this bucket and checks
-             * its key. One still comparing the copy of a rule that left
-             * the slot sees the slot change after the fence
-             * (sp_cls_slot_changed). */
-            if (w) {
-                __atomic_add_fetch(&first->n_moved, 1, __ATOMIC_RELEASE);
-            }
-            __atomic_store_n(&bucket->sigs[s], hash, __ATOMIC_RELEASE);
-            if (b->lines > 1) {
-                write_key_copy(sp_cls_key_copy(bucket, s), &rule->match.key);
-            }
-            __atomic_store_n(&bucket->rules[s], rule, __ATOMIC_RELEASE);
+    if (fill_slot(b, sp_cls_bucket(b, hash, 0), PLACE_FIRST, rule, hash) ||
+        fill_slot(b, sp_cls_bucket(b, hash, 1), PLACE_SECOND, rule, hash)) {
+        return true;
+    }
+    for (uint32_t k = 0; k < b->n_overflow_buckets; k++) {
+        if (fill_slot(b, sp_cls_overflow_bucket(b, k, b->lines),
+                      PLACE_OVERFLOW, rule, hash)) {
             return true;
         }
     }
@@ -311,8 +361,8 @@ place(struct sp_cls_buckets *b, const struct sp_rule *rule, uint32_t hash)
 
 /* Replaces the subtable's buckets with 'count' buckets of 'lines' lines
  * (more buckets if its rules do not fit) and publishes them. The keys in
- * their first bucket go first, then the others: with the same count, each
- * bucket then gets no more keys than it has, so they fit. */
+ * their first bucket go first, then the others, so that with the same
+ * count the keys that fitted in their first bucket still do. */
 static int
 rebuild(struct sp_cls *cls, struct sp_cls_subtable *st, uint32_t count,
         uint32_t lines)
@@ -320,11 +370,11 @@ rebuild(struct sp_cls *cls, struct sp_cls_subtable *st, uint32_t count,
     struct sp_cls_buckets *old = st->buckets;
 
     for (;; count *= 2) {
-        struct sp_cls_buckets *b = buckets_alloc(count, lines);
+        struct sp_cls_buckets *b = buckets_alloc(cls, count, lines);
         bool ok = b != NULL;
 
         for (unsigned moved = 0; moved < 2; moved++) {
-            for (uint32_t i = 0; ok && i <= old->mask; i++) {
+            for (uint32_t i = 0; ok && i < sp_cls_bucket_count(old); i++) {
                 const struct sp_cls_bucket *ob = sp_cls_bucket_at(old, i);
 
                 for (unsigned s = 0; ok && s < SP_CLS_SLOTS; s++) {
@@ -358,7 +408,7 @@ grow(struct sp_cls *cls, struct sp_cls_subtable *st)
 }
 
 static struct sp_cls_subtable *
-subtable_create(const struct sp_flow_key *mask)
+subtable_create(const struct sp_cls *cls, const struct sp_flow_key *mask)
 {
     struct sp_cls_subtable *st = aligned_alloc(64, sizeof *st);
 
@@ -370,7 +420,7 @@ subtable_create(const struct sp_flow_key *mask)
     for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
         st->block_map |= (uint8_t)((mask->blocks[b] != 0) << b);
     }
-    st->buckets = buckets_alloc(1, 1);
+    st->buckets = buckets_alloc(cls, 1, 1);
     if (!st->buckets) {
         free(st);
         return NULL;
@@ -385,8 +435,8 @@ link_rule(struct sp_cls *cls, struct sp_cls_subtable *st,
 {
     const struct sp_flow_key *key = &node->rule.match.key;
     uint32_t hash = masked_hash(key);
-    bool second;
-    const struct sp_rule **slot = find_slot(st->buckets, key, hash, &second);
+    enum place where;
+    const struct sp_rule **slot = find_slot(st->buckets, key, hash, &where);
 
     if (slot) {
         const struct sp_rule **prev = slot;
@@ -442,7 +492,7 @@ sp_cls_insert(struct sp_cls *cls, const struct sp_match *match,
     node->rule.seq = cls->next_seq++;
     st = find_subtable(cls, &match->mask);
     if (!st) {
-        st = subtable_create(&match->mask);
+        st = subtable_create(cls, &match->mask);
         new_st = true;
         if (!st) {
             sp_err_set(err, "%s", "no memory for a subtable");
@@ -498,7 +548,7 @@ recount_priorities(struct sp_cls_subtable *st)
 {
     st->max_priority = 0;
     st->n_at_max = 0;
-    for (uint32_t i = 0; i <= st->buckets->mask; i++) {
+    for (uint32_t i = 0; i < sp_cls_bucket_count(st->buckets); i++) {
         for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
             for (const struct sp_rule *r =
                      sp_cls_bucket_at(st->buckets, i)->rules[s];
@@ -520,20 +570,23 @@ sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule)
     struct sp_cls_subtable *st = node->subtable;
     const struct sp_rule **slot, **prev;
     uint32_t hash = masked_hash(&rule->match.key);
-    bool second;
+    enum place where;
 
     pthread_mutex_lock(&cls->lock);
-    slot = find_slot(st->buckets, &rule->match.key, hash, &second);
+    slot = find_slot(st->buckets, &rule->match.key, hash, &where);
     prev = slot;
     while (*prev != rule) {
         prev = &node_of(*prev)->next_same;
     }
     __atomic_store_n(prev, node->next_same, __ATOMIC_RELEASE);
-    if (!*slot && second) {
+    if (!*slot && where != PLACE_FIRST) {
         struct sp_cls_buckets *b = st->buckets;
 
         __atomic_sub_fetch(&sp_cls_bucket(b, hash, 0)->n_moved, 1,
                            __ATOMIC_RELEASE);
+        if (where == PLACE_OVERFLOW) {
+            __atomic_sub_fetch(&b->n_overflow, 1, __ATOMIC_RELEASE);
+        }
     }
     st->n_rules--;
     cls->n_rules--;
@@ -563,9 +616,9 @@ sp_cls_find(struct sp_cls *cls, const struct sp_match *match,
     pthread_mutex_lock(&cls->lock);
     st = find_subtable(cls, &match->mask);
     if (st) {
-        bool second;
+        enum place where;
         const struct sp_rule **slot = find_slot(
-            st->buckets, &match->key, masked_hash(&match->key), &second);
+            st->buckets, &match->key, masked_hash(&match->key), &where);
 
         for (const struct sp_rule *r = slot ? *slot : NULL; r;
              r = node_of(r)->next_same) {
@@ -600,6 +653,14 @@ sp_cls_set_copies_min_buckets(struct sp_cls *cls, uint32_t min_buckets)
 {
     pthread_mutex_lock(&cls->lock);
     cls->copies_min_buckets = min_buckets;
+    pthread_mutex_unlock(&cls->lock);
+}
+
+void
+sp_cls_set_overflow_min_buckets(struct sp_cls *cls, uint32_t min_buckets)
+{
+    pthread_mutex_lock(&cls->lock);
+    cls->overflow_min_buckets = min_buckets;
     pthread_mutex_unlock(&cls->lock);
 }
 
@@ -667,7 +728,7 @@ sp_cls_destroy(struct sp_cls *cls)
     for (uint32_t i = 0; i < cls->order->n; i++) {
         struct sp_cls_subtable *st = cls->order->e[i].st;
 
-        for (uint32_t b = 0; b <= st->buckets->mask; b++) {
+        for (uint32_t b = 0; b < sp_cls_bucket_count(st->buckets); b++) {
             for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
                 const struct sp_rule *r =
                     sp_cls_bucket_at(st->buckets, b)->rules[s];

@@ -2,8 +2,9 @@
 /*
  * Subtable lookup, the specification: mask each key, hash it with the
  * scalar hash kernel, probe its first bucket slot by slot and, if keys
- * moved out of it, its second; compare the blocks of the mask (the block
- * map) with the slot's key copy or the rule's key.
+ * moved out of it, its second, then the overflow buckets if they hold
+ * any; compare the blocks of the mask (the block map) with the slot's key
+ * copy or the rule's key.
  */
 #include "cls_probe.h"
 #include "isa.h"
@@ -53,6 +54,31 @@ probe(const struct sp_cls_bucket *b, uint32_t h, const struct sp_flow_key *k,
     return NULL;
 }
 
+/* The rule matching masked key k (hash h) in its first bucket, its second
+ * if keys moved out of the first, then in the overflow buckets if they
+ * hold any, or NULL. */
+static const struct sp_rule *
+lookup(const struct sp_cls_buckets *buckets, uint32_t h,
+       const struct sp_flow_key *k, uint8_t block_map)
+{
+    const struct sp_cls_bucket *first = sp_cls_bucket(buckets, h, 0);
+    bool copies = buckets->lines > 1;
+    const struct sp_rule *r = probe(first, h, k, block_map, copies);
+
+    if (r || !__atomic_load_n(&first->n_moved, __ATOMIC_ACQUIRE)) {
+        return r;
+    }
+    r = probe(sp_cls_bucket(buckets, h, 1), h, k, block_map, copies);
+    if (r || !__atomic_load_n(&buckets->n_overflow, __ATOMIC_ACQUIRE)) {
+        return r;
+    }
+    for (uint32_t o = 0; !r && o < buckets->n_overflow_buckets; o++) {
+        r = probe(sp_cls_overflow_bucket(buckets, o, buckets->lines), h, k,
+                  block_map, copies);
+    }
+    return r;
+}
+
 uint32_t
 sp_scalar_classifier(const struct sp_cls_subtable *st,
                      const struct sp_cls_buckets *buckets,
@@ -94,21 +120,12 @@ sp_scalar_classifier(const struct sp_cls_subtable *st,
     }
     for (uint32_t pending = todo; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
+        const struct sp_rule *r =
+            lookup(buckets, hashes[i], &masked[i], st->block_map);
 
-        for (unsigned w = 0; w < 2; w++) {
-            const struct sp_cls_bucket *b =
-                sp_cls_bucket(buckets, hashes[i], w);
-            const struct sp_rule *r = probe(b, hashes[i], &masked[i],
-                                            st->block_map, buckets->lines > 1);
-
-            if (r) {
-                rules[i] = r;
-                found |= UINT32_C(1) << i;
-                break;
-            }
-            if (!__atomic_load_n(&b->n_moved, __ATOMIC_ACQUIRE)) {
-                break;
-            }
+        if (r) {
+            rules[i] = r;
+            found |= UINT32_C(1) << i;
         }
     }
     return found;
