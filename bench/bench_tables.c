@@ -138,10 +138,7 @@ key_for(const struct sp_match *m, struct sp_random *rng,
         struct sp_flow_key *key)
 {
     sp_random_fill(rng, key, sizeof *key);
-    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
-        key->blocks[b] =
-            (key->blocks[b] & ~m->mask.blocks[b]) | m->key.blocks[b];
-    }
+    sp_match_apply(m, key);
 }
 
 struct lookup_case {

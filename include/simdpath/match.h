@@ -29,6 +29,17 @@ sp_match_covers(const struct sp_match *m, const struct sp_flow_key *key)
     return differ == 0;
 }
 
+/* Makes key one that m covers: m's values wherever its mask has bits,
+ * the key's own elsewhere. */
+static inline void
+sp_match_apply(const struct sp_match *m, struct sp_flow_key *key)
+{
+    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
+        key->blocks[b] =
+            (key->blocks[b] & ~m->mask.blocks[b]) | m->key.blocks[b];
+    }
+}
+
 struct sp_err;
 
 /*

@@ -126,19 +126,60 @@ round_ipv4_rewrite(struct sp_random *rng)
     SP_KERNEL(ipv4_rewrite)(ptrs, n, &set);
 }
 
+#define CHECK_RULES 2000
+#define CHECK_MASKS 32
+
 /* The flow tables the lookup rounds use, built once: random rules of a
- * few dozen masks and an EMC holding some keys, current and stale. */
+ * few dozen masks, with overflow buckets however small the tables and key
+ * copies in one subtable, so that every bucket layout is checked; an EMC
+ * holding some keys, current and stale; and the key each rule was made
+ * from, to look up. */
 struct tables {
     struct sp_cls *cls;
     struct sp_emc emc;
-    uint32_t n_subtables;
+    const struct sp_rule *rules[CHECK_RULES]; /* NULL: not inserted */
+    struct sp_flow_key likes[CHECK_RULES];    /* matches rules[i] */
+    const struct sp_cls_subtable *subtables[CHECK_RULES]; /* rules[i]'s */
 };
+
+/* The subtable holding rule, or NULL. */
+static const struct sp_cls_subtable *
+subtable_of(const struct tables *t, const struct sp_rule *rule)
+{
+    const struct sp_cls_subtable *st;
+
+    for (uint32_t i = 0; (st = sp_cls_subtable_at(t->cls, i)); i++) {
+        if (!memcmp(&st->mask, &rule->match.mask, sizeof st->mask)) {
+            return st;
+        }
+    }
+    return NULL;
+}
+
+/* Gives key copies to the subtable of rules[0]: looks up the keys of its
+ * rules, which outrank every other, so that their lookups end there, and
+ * reorders, which gives copies to a subtable answering half the lookups
+ * or more. */
+static void
+give_copies(struct tables *t)
+{
+    sp_cls_set_copies_min_buckets(t->cls, 0);
+    for (uint32_t i = 0; i < CHECK_RULES; i++) {
+        const struct sp_rule *got;
+
+        if (t->subtables[i] && t->subtables[i] == t->subtables[0]) {
+            sp_cls_lookup(t->cls, &t->likes[i], 1, 1, &got);
+        }
+    }
+    sp_cls_sort(t->cls);
+    sp_cls_reclaim(t->cls);
+}
 
 static int
 tables_build(struct tables *t, struct sp_random *rng)
 {
     struct sp_err err;
-    uint32_t shapes[32];
+    uint32_t shapes[CHECK_MASKS];
 
     t->cls = sp_cls_create(NULL);
     if (!t->cls || sp_emc_init(&t->emc, 256, 1, &err)) {
@@ -146,26 +187,32 @@ tables_build(struct tables *t, struct sp_random *rng)
         sp_cli_error("check", "no memory for the flow tables");
         return -1;
     }
-    for (unsigned s = 0; s < 32; s++) {
+    sp_cls_set_overflow_min_buckets(t->cls, 0);
+    for (unsigned s = 0; s < CHECK_MASKS; s++) {
         shapes[s] = (uint32_t)sp_random_next(rng);
     }
-    for (unsigned r = 0; r < 2000; r++) {
-        struct sp_flow_key like;
+    for (unsigned r = 0; r < CHECK_RULES; r++) {
         struct sp_match match;
-        const struct sp_rule *rule;
         uint32_t hash;
 
-        sp_flow_key_random(rng, &like);
-        sp_match_from_shape(shapes[r % 32], &like, &match);
-        rule =
-            sp_cls_insert(t->cls, &match, sp_random_below(rng, 8), NULL, &err);
-        SP_KERNEL(hash)(&like, NULL, 1, &hash);
-        if (rule) {
-            sp_emc_insert(&t->emc, 1 + sp_cls_generation(t->cls) % 2, &like,
-                          hash, rule, rng);
+        sp_flow_key_random(rng, &t->likes[r]);
+        sp_match_from_shape(shapes[r % CHECK_MASKS], &t->likes[r], &match);
+        /* The shape may have set dl_type or nw_proto: the key must match. */
+        sp_match_apply(&match, &t->likes[r]);
+        /* The first mask's rules outrank the others (give_copies). */
+        t->rules[r] = sp_cls_insert(
+            t->cls, &match,
+            sp_random_below(rng, 8) + (r % CHECK_MASKS ? 0 : 8), NULL, &err);
+        SP_KERNEL(hash)(&t->likes[r], NULL, 1, &hash);
+        if (t->rules[r]) {
+            sp_emc_insert(&t->emc, 1 + sp_cls_generation(t->cls) % 2,
+                          &t->likes[r], hash, t->rules[r], rng);
         }
     }
-    t->n_subtables = sp_cls_subtable_count(t->cls);
+    for (unsigned r = 0; r < CHECK_RULES; r++) {
+        t->subtables[r] = t->rules[r] ? subtable_of(t, t->rules[r]) : NULL;
+    }
+    give_copies(t);
     return 0;
 }
 
@@ -176,14 +223,40 @@ tables_free(struct tables *t)
     sp_cls_destroy(t->cls);
 }
 
-/* A batch of packet-like keys, some changed in one byte. */
+/* A random rule's index, in subtable st if not NULL; CHECK_RULES if
+ * none was found in a few tries. */
 static uint32_t
-lookup_keys(struct sp_random *rng, struct sp_flow_key *keys)
+random_rule(struct sp_random *rng, const struct tables *t,
+            const struct sp_cls_subtable *st)
+{
+    for (unsigned tries = 0; tries < 4 * CHECK_MASKS; tries++) {
+        uint32_t r = sp_random_below(rng, CHECK_RULES);
+
+        if (t->rules[r] && (!st || t->subtables[r] == st)) {
+            return r;
+        }
+    }
+    return CHECK_RULES;
+}
+
+/* A batch of packet-like keys: about half of them a rule's key, from
+ * subtable st if not NULL, the others random; some changed in one byte,
+ * which makes a rule's key just miss. */
+static uint32_t
+lookup_keys(struct sp_random *rng, const struct tables *t,
+            const struct sp_cls_subtable *st, struct sp_flow_key *keys)
 {
     uint32_t n = sp_random_below(rng, SP_BATCH_MAX + 1);
 
     for (uint32_t i = 0; i < n; i++) {
-        sp_flow_key_random(rng, &keys[i]);
+        uint32_t r =
+            sp_random_below(rng, 2) ? random_rule(rng, t, st) : CHECK_RULES;
+
+        if (r < CHECK_RULES) {
+            keys[i] = t->likes[r];
+        } else {
+            sp_flow_key_random(rng, &keys[i]);
+        }
         if (sp_random_below(rng, 4) == 0) {
             keys[i].bytes[sp_random_below(rng, 64)] ^= 0x10;
         }
@@ -197,22 +270,28 @@ round_emc(struct sp_random *rng, const struct tables *t)
     struct sp_flow_key keys[SP_BATCH_MAX];
     const struct sp_rule *rules[SP_BATCH_MAX];
     uint32_t hashes[SP_BATCH_MAX];
-    uint32_t n = lookup_keys(rng, keys);
+    uint32_t n = lookup_keys(rng, t, NULL, keys);
 
     SP_KERNEL(hash)(keys, NULL, n, hashes);
     SP_KERNEL(emc)
     (&t->emc, 1 + sp_random_below(rng, 3), keys, hashes, n, rules);
 }
 
+/* The subtable of a random rule, so that subtables are checked as often
+ * as they have rules, and keys that its rules match among others. */
 static void
 round_classifier(struct sp_random *rng, const struct tables *t)
 {
     struct sp_flow_key keys[SP_BATCH_MAX];
     const struct sp_rule *rules[SP_BATCH_MAX];
-    uint32_t n = lookup_keys(rng, keys);
-    const struct sp_cls_subtable *st =
-        sp_cls_subtable_at(t->cls, sp_random_below(rng, t->n_subtables));
+    uint32_t r = random_rule(rng, t, NULL), n;
+    const struct sp_cls_subtable *st;
 
+    if (r == CHECK_RULES) {
+        return;
+    }
+    st = t->subtables[r];
+    n = lookup_keys(rng, t, st, keys);
     SP_KERNEL(classifier)
     (st, st->buckets, keys, n, (uint32_t)sp_random_next(rng), rules);
 }
@@ -277,7 +356,7 @@ sp_cmd_check(int argc, char **argv)
     unsigned long rounds = 20000, seed = 1;
     struct sp_random rng;
     struct sp_err err;
-    struct tables tables;
+    static struct tables tables;
     uint64_t bad;
     int opt;
 
