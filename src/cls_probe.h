@@ -95,9 +95,9 @@ sp_cls_slot_rule(const struct sp_cls_bucket *b, unsigned s,
     return equal ? r : NULL;
 }
 
-/* The rule of an overflow bucket whose key equals masked (hash hash), or
- * NULL, in buckets of 'lines' lines. Only for keys whose first bucket has
- * moved keys (n_moved, which counts the key before the key's slot is
+/* The rule of an overflow bucket whose key equals masked (whose hash is
+ * 'hash'), or NULL, in buckets of 'lines' lines. Only for keys whose first
+ * bucket has moved keys (n_moved, which counts a key before its slot is
  * filled, read before this): rare, so no prefetching. */
 static inline __attribute__((always_inline)) const struct sp_rule *
 sp_cls_overflow_rule(const struct sp_cls_buckets *buckets, uint32_t hash,

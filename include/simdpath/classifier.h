@@ -94,11 +94,10 @@ static_assert(sizeof(struct sp_cls_bucket) == 64,
  * found in neither of its buckets, the first with moved keys, while the
  * overflow holds any. Without them a table doubles the first time a key
  * finds both its buckets full, at 15-40% load; with them, once they are
- * full too, at 30-50% (less the larger the table): in tables of 10,000
- * to 100,000 rules, half the buckets for lookups that miss to read
- * (docs/architecture.md). Tables of fewer buckets stay
- * in the caches and never get them (sp_cls_set_overflow_min_buckets
- * changes that). */
+ * full too, at 30-50% (less the larger the table): in tables of 10,000 to
+ * 100,000 rules, half the buckets for lookups that miss to read
+ * (docs/architecture.md). Tables of fewer buckets stay in the caches and
+ * never get them (sp_cls_set_overflow_min_buckets changes that). */
 #define SP_CLS_OVERFLOW_BUCKETS     8
 #define SP_CLS_OVERFLOW_MIN_BUCKETS 1024
 
