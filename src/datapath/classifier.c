@@ -251,10 +251,10 @@ find_subtable(const struct sp_cls *cls, const struct sp_flow_key *mask)
 
 /* Where a key lives: in its first bucket, its second, or an overflow
  * bucket. */
-enum place {
-    PLACE_FIRST,
-    PLACE_SECOND,
-    PLACE_OVERFLOW,
+enum lives_in {
+    IN_FIRST,
+    IN_SECOND,
+    IN_OVERFLOW,
 };
 
 /* The slot of bucket 'bucket' holding masked key 'key' (hash), or NULL. */
@@ -275,21 +275,21 @@ slot_of(struct sp_cls_bucket *bucket, const struct sp_flow_key *key,
  * which bucket it is in. */
 static const struct sp_rule **
 find_slot(struct sp_cls_buckets *b, const struct sp_flow_key *key,
-          uint32_t hash, enum place *where)
+          uint32_t hash, enum lives_in *where)
 {
     const struct sp_rule **slot;
 
     for (unsigned w = 0; w < 2; w++) {
         slot = slot_of(sp_cls_bucket(b, hash, w), key, hash);
         if (slot) {
-            *where = w ? PLACE_SECOND : PLACE_FIRST;
+            *where = w ? IN_SECOND : IN_FIRST;
             return slot;
         }
     }
     for (uint32_t k = 0; k < b->n_overflow_buckets; k++) {
         slot = slot_of(sp_cls_overflow_bucket(b, k, b->lines), key, hash);
         if (slot) {
-            *where = PLACE_OVERFLOW;
+            *where = IN_OVERFLOW;
             return slot;
         }
     }
@@ -313,7 +313,7 @@ write_key_copy(struct sp_flow_key *copy, const struct sp_flow_key *key)
  * 'where' bucket. */
 static bool
 fill_slot(struct sp_cls_buckets *b, struct sp_cls_bucket *bucket,
-          enum place where, const struct sp_rule *rule, uint32_t hash)
+          enum lives_in where, const struct sp_rule *rule, uint32_t hash)
 {
     for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
         if (bucket->rules[s]) {
@@ -323,10 +323,10 @@ fill_slot(struct sp_cls_buckets *b, struct sp_cls_bucket *bucket,
          * that can see the rule probes this bucket and checks its key.
          * One still comparing the copy of a rule that left the slot sees
          * the slot change after the fence (sp_cls_slot_changed). */
-        if (where == PLACE_OVERFLOW) {
+        if (where == IN_OVERFLOW) {
             __atomic_add_fetch(&b->n_overflow, 1, __ATOMIC_RELEASE);
         }
-        if (where != PLACE_FIRST) {
+        if (where != IN_FIRST) {
             __atomic_add_fetch(&sp_cls_bucket(b, hash, 0)->n_moved, 1,
                                __ATOMIC_RELEASE);
         }
@@ -346,13 +346,13 @@ fill_slot(struct sp_cls_buckets *b, struct sp_cls_bucket *bucket,
 static bool
 place(struct sp_cls_buckets *b, const struct sp_rule *rule, uint32_t hash)
 {
-    if (fill_slot(b, sp_cls_bucket(b, hash, 0), PLACE_FIRST, rule, hash) ||
-        fill_slot(b, sp_cls_bucket(b, hash, 1), PLACE_SECOND, rule, hash)) {
+    if (fill_slot(b, sp_cls_bucket(b, hash, 0), IN_FIRST, rule, hash) ||
+        fill_slot(b, sp_cls_bucket(b, hash, 1), IN_SECOND, rule, hash)) {
         return true;
     }
     for (uint32_t k = 0; k < b->n_overflow_buckets; k++) {
-        if (fill_slot(b, sp_cls_overflow_bucket(b, k, b->lines),
-                      PLACE_OVERFLOW, rule, hash)) {
+        if (fill_slot(b, sp_cls_overflow_bucket(b, k, b->lines), IN_OVERFLOW,
+                      rule, hash)) {
             return true;
         }
     }
@@ -435,7 +435,7 @@ link_rule(struct sp_cls *cls, struct sp_cls_subtable *st,
 {
     const struct sp_flow_key *key = &node->rule.match.key;
     uint32_t hash = masked_hash(key);
-    enum place where;
+    enum lives_in where;
     const struct sp_rule **slot = find_slot(st->buckets, key, hash, &where);
 
     if (slot) {
@@ -570,7 +570,7 @@ sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule)
     struct sp_cls_subtable *st = node->subtable;
     const struct sp_rule **slot, **prev;
     uint32_t hash = masked_hash(&rule->match.key);
-    enum place where;
+    enum lives_in where;
 
     pthread_mutex_lock(&cls->lock);
     slot = find_slot(st->buckets, &rule->match.key, hash, &where);
@@ -579,12 +579,12 @@ sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule)
         prev = &node_of(*prev)->next_same;
     }
     __atomic_store_n(prev, node->next_same, __ATOMIC_RELEASE);
-    if (!*slot && where != PLACE_FIRST) {
+    if (!*slot && where != IN_FIRST) {
         struct sp_cls_buckets *b = st->buckets;
 
         __atomic_sub_fetch(&sp_cls_bucket(b, hash, 0)->n_moved, 1,
                            __ATOMIC_RELEASE);
-        if (where == PLACE_OVERFLOW) {
+        if (where == IN_OVERFLOW) {
             __atomic_sub_fetch(&b->n_overflow, 1, __ATOMIC_RELEASE);
         }
     }
@@ -616,7 +616,7 @@ sp_cls_find(struct sp_cls *cls, const struct sp_match *match,
     pthread_mutex_lock(&cls->lock);
     st = find_subtable(cls, &match->mask);
     if (st) {
-        enum place where;
+        enum lives_in where;
         const struct sp_rule **slot = find_slot(
             st->buckets, &match->key, masked_hash(&match->key), &where);
 
