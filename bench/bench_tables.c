@@ -195,11 +195,9 @@ static const uint64_t *
 verified(const struct sp_cls_buckets *bk, uint32_t hash,
          const struct sp_rule *rule)
 {
-    for (uint32_t w = 0; bk->lines > 1 && w < 2 + bk->n_overflow_buckets;
-         w++) {
-        const struct sp_cls_bucket *b =
-            w < 2 ? sp_cls_bucket(bk, hash, w)
-                  : sp_cls_overflow_bucket(bk, w - 2, bk->lines);
+    for (uint32_t c = 0; bk->lines > 1 && c < sp_cls_candidate_count(bk);
+         c++) {
+        const struct sp_cls_bucket *b = sp_cls_candidate(bk, hash, c);
 
         for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
             if (b->rules[s] == rule) {

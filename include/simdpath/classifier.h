@@ -110,11 +110,21 @@ struct sp_cls_buckets {
     struct sp_cls_bucket b[];
 };
 
-/* Bucket i, i up to mask + n_overflow_buckets (overflow buckets last). */
+/* Bucket i, i up to mask + n_overflow_buckets (overflow buckets last), in
+ * buckets of 'lines' lines (the kernels pass their layout as a
+ * constant). */
+static inline struct sp_cls_bucket *
+sp_cls_bucket_at_lines(const struct sp_cls_buckets *buckets, size_t i,
+                       uint32_t lines)
+{
+    return (struct sp_cls_bucket *)&buckets->b[i * lines];
+}
+
+/* Bucket i. */
 static inline struct sp_cls_bucket *
 sp_cls_bucket_at(const struct sp_cls_buckets *buckets, uint32_t i)
 {
-    return (struct sp_cls_bucket *)&buckets->b[(size_t)i * buckets->lines];
+    return sp_cls_bucket_at_lines(buckets, i, buckets->lines);
 }
 
 /* How many buckets there are, overflow buckets included. */
@@ -129,8 +139,8 @@ static inline struct sp_cls_bucket *
 sp_cls_overflow_bucket(const struct sp_cls_buckets *buckets, uint32_t k,
                        uint32_t lines)
 {
-    return (struct sp_cls_bucket *)&buckets
-        ->b[((size_t)buckets->mask + 1 + k) * lines];
+    return sp_cls_bucket_at_lines(buckets, (size_t)buckets->mask + 1 + k,
+                                  lines);
 }
 
 /* Slot s's key copy, in buckets of SP_CLS_LINES_COPIES lines. */
@@ -160,14 +170,13 @@ sp_cls_bucket_index(uint32_t hash, uint32_t mask, unsigned which)
     return (which ? (hash >> 16 | hash << 16) ^ 0x5bd1e995u : hash) & mask;
 }
 
-/* That bucket, in buckets of 'lines' lines (the kernels pass their layout
- * as a constant). */
+/* That bucket, in buckets of 'lines' lines. */
 static inline struct sp_cls_bucket *
 sp_cls_bucket_lines(const struct sp_cls_buckets *buckets, uint32_t hash,
                     unsigned which, uint32_t lines)
 {
-    return (struct sp_cls_bucket *)&buckets
-        ->b[(size_t)sp_cls_bucket_index(hash, buckets->mask, which) * lines];
+    return sp_cls_bucket_at_lines(
+        buckets, sp_cls_bucket_index(hash, buckets->mask, which), lines);
 }
 
 /* That bucket. */
@@ -176,6 +185,27 @@ sp_cls_bucket(const struct sp_cls_buckets *buckets, uint32_t hash,
               unsigned which)
 {
     return sp_cls_bucket_lines(buckets, hash, which, buckets->lines);
+}
+
+/* The buckets a key may live in, in the order keys are placed in them and
+ * looked for: candidate 0 is its first bucket, 1 its second, and from
+ * SP_CLS_FIRST_OVERFLOW on the overflow buckets. */
+#define SP_CLS_FIRST_OVERFLOW 2
+
+static inline uint32_t
+sp_cls_candidate_count(const struct sp_cls_buckets *buckets)
+{
+    return SP_CLS_FIRST_OVERFLOW + buckets->n_overflow_buckets;
+}
+
+static inline struct sp_cls_bucket *
+sp_cls_candidate(const struct sp_cls_buckets *buckets, uint32_t hash,
+                 uint32_t c)
+{
+    return c < SP_CLS_FIRST_OVERFLOW
+               ? sp_cls_bucket(buckets, hash, c)
+               : sp_cls_overflow_bucket(buckets, c - SP_CLS_FIRST_OVERFLOW,
+                                        buckets->lines);
 }
 
 /* Removed rules and replaced tables wait in a list; once it holds this

@@ -249,14 +249,6 @@ find_subtable(const struct sp_cls *cls, const struct sp_flow_key *mask)
     return NULL;
 }
 
-/* Where a key lives: in its first bucket, its second, or an overflow
- * bucket. */
-enum lives_in {
-    IN_FIRST,
-    IN_SECOND,
-    IN_OVERFLOW,
-};
-
 /* The slot of bucket 'bucket' holding masked key 'key' (hash), or NULL. */
 static const struct sp_rule **
 slot_of(struct sp_cls_bucket *bucket, const struct sp_flow_key *key,
@@ -271,25 +263,18 @@ slot_of(struct sp_cls_bucket *bucket, const struct sp_flow_key *key,
     return NULL;
 }
 
-/* The slot holding masked key 'key' (hash) in b, or NULL; *where tells
- * which bucket it is in. */
+/* The slot holding masked key 'key' (hash) in b, or NULL; *candidate
+ * tells which of the key's buckets it is in (sp_cls_candidate). */
 static const struct sp_rule **
 find_slot(struct sp_cls_buckets *b, const struct sp_flow_key *key,
-          uint32_t hash, enum lives_in *where)
+          uint32_t hash, uint32_t *candidate)
 {
-    const struct sp_rule **slot;
+    for (uint32_t c = 0; c < sp_cls_candidate_count(b); c++) {
+        const struct sp_rule **slot =
+            slot_of(sp_cls_candidate(b, hash, c), key, hash);
 
-    for (unsigned w = 0; w < 2; w++) {
-        slot = slot_of(sp_cls_bucket(b, hash, w), key, hash);
         if (slot) {
-            *where = w ? IN_SECOND : IN_FIRST;
-            return slot;
-        }
-    }
-    for (uint32_t k = 0; k < b->n_overflow_buckets; k++) {
-        slot = slot_of(sp_cls_overflow_bucket(b, k, b->lines), key, hash);
-        if (slot) {
-            *where = IN_OVERFLOW;
+            *candidate = c;
             return slot;
         }
     }
@@ -309,12 +294,14 @@ write_key_copy(struct sp_flow_key *copy, const struct sp_flow_key *key)
     }
 }
 
-/* Puts a rule in a free slot of bucket, if it has one, as the key's
- * 'where' bucket. */
+/* Puts a rule in a free slot of candidate bucket c of its key, if that
+ * has one. */
 static bool
-fill_slot(struct sp_cls_buckets *b, struct sp_cls_bucket *bucket,
-          enum lives_in where, const struct sp_rule *rule, uint32_t hash)
+fill_slot(struct sp_cls_buckets *b, uint32_t c, const struct sp_rule *rule,
+          uint32_t hash)
 {
+    struct sp_cls_bucket *bucket = sp_cls_candidate(b, hash, c);
+
     for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
         if (bucket->rules[s]) {
             continue;
@@ -323,10 +310,10 @@ fill_slot(struct sp_cls_buckets *b, struct sp_cls_bucket *bucket,
          * that can see the rule probes this bucket and checks its key.
          * One still comparing the copy of a rule that left the slot sees
          * the slot change after the fence (sp_cls_slot_changed). */
-        if (where == IN_OVERFLOW) {
+        if (c >= SP_CLS_FIRST_OVERFLOW) {
             __atomic_add_fetch(&b->n_overflow, 1, __ATOMIC_RELEASE);
         }
-        if (where != IN_FIRST) {
+        if (c > 0) {
             __atomic_add_fetch(&sp_cls_bucket(b, hash, 0)->n_moved, 1,
                                __ATOMIC_RELEASE);
         }
@@ -346,13 +333,8 @@ fill_slot(struct sp_cls_buckets *b, struct sp_cls_bucket *bucket,
 static bool
 place(struct sp_cls_buckets *b, const struct sp_rule *rule, uint32_t hash)
 {
-    if (fill_slot(b, sp_cls_bucket(b, hash, 0), IN_FIRST, rule, hash) ||
-        fill_slot(b, sp_cls_bucket(b, hash, 1), IN_SECOND, rule, hash)) {
-        return true;
-    }
-    for (uint32_t k = 0; k < b->n_overflow_buckets; k++) {
-        if (fill_slot(b, sp_cls_overflow_bucket(b, k, b->lines), IN_OVERFLOW,
-                      rule, hash)) {
+    for (uint32_t c = 0; c < sp_cls_candidate_count(b); c++) {
+        if (fill_slot(b, c, rule, hash)) {
             return true;
         }
     }
@@ -435,8 +417,9 @@ link_rule(struct sp_cls *cls, struct sp_cls_subtable *st,
 {
     const struct sp_flow_key *key = &node->rule.match.key;
     uint32_t hash = masked_hash(key);
-    enum lives_in where;
-    const struct sp_rule **slot = find_slot(st->buckets, key, hash, &where);
+    uint32_t candidate;
+    const struct sp_rule **slot =
+        find_slot(st->buckets, key, hash, &candidate);
 
     if (slot) {
         const struct sp_rule **prev = slot;
@@ -570,21 +553,21 @@ sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule)
     struct sp_cls_subtable *st = node->subtable;
     const struct sp_rule **slot, **prev;
     uint32_t hash = masked_hash(&rule->match.key);
-    enum lives_in where;
+    uint32_t candidate;
 
     pthread_mutex_lock(&cls->lock);
-    slot = find_slot(st->buckets, &rule->match.key, hash, &where);
+    slot = find_slot(st->buckets, &rule->match.key, hash, &candidate);
     prev = slot;
     while (*prev != rule) {
         prev = &node_of(*prev)->next_same;
     }
     __atomic_store_n(prev, node->next_same, __ATOMIC_RELEASE);
-    if (!*slot && where != IN_FIRST) {
+    if (!*slot && candidate > 0) {
         struct sp_cls_buckets *b = st->buckets;
 
         __atomic_sub_fetch(&sp_cls_bucket(b, hash, 0)->n_moved, 1,
                            __ATOMIC_RELEASE);
-        if (where == IN_OVERFLOW) {
+        if (candidate >= SP_CLS_FIRST_OVERFLOW) {
             __atomic_sub_fetch(&b->n_overflow, 1, __ATOMIC_RELEASE);
         }
     }
@@ -616,9 +599,9 @@ sp_cls_find(struct sp_cls *cls, const struct sp_match *match,
     pthread_mutex_lock(&cls->lock);
     st = find_subtable(cls, &match->mask);
     if (st) {
-        enum lives_in where;
+        uint32_t candidate;
         const struct sp_rule **slot = find_slot(
-            st->buckets, &match->key, masked_hash(&match->key), &where);
+            st->buckets, &match->key, masked_hash(&match->key), &candidate);
 
         for (const struct sp_rule *r = slot ? *slot : NULL; r;
              r = node_of(r)->next_same) {
