@@ -611,6 +611,8 @@ test_overflow_buckets(void **state)
         rules[i] = sp_cls_insert(cls, &m, 1, NULL, &err);
         assert_non_null(rules[i]);
     }
+    assert_ptr_equal(sp_cls_rule_subtable(rules[FIT - 1]),
+                     sp_cls_subtable_at(cls, 0));
     assert_int_equal(only_buckets(cls)->mask, 0);
     assert_int_equal(only_buckets(cls)->n_overflow_buckets,
                      SP_CLS_OVERFLOW_BUCKETS);

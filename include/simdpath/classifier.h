@@ -264,6 +264,9 @@ void sp_cls_reclaim(struct sp_cls *cls);
 uint32_t sp_cls_rule_count(struct sp_cls *cls);
 uint32_t sp_cls_subtable_count(struct sp_cls *cls);
 
+/* The subtable holding rule (valid as long as the rule). */
+const struct sp_cls_subtable *sp_cls_rule_subtable(const struct sp_rule *rule);
+
 /* The i-th subtable in search order, or NULL past the end (for dumps and
  * tests; valid like a looked-up rule, or while no update runs). */
 const struct sp_cls_subtable *sp_cls_subtable_at(const struct sp_cls *cls,

@@ -142,20 +142,6 @@ struct tables {
     const struct sp_cls_subtable *subtables[CHECK_RULES]; /* rules[i]'s */
 };
 
-/* The subtable holding rule, or NULL. */
-static const struct sp_cls_subtable *
-subtable_of(const struct tables *t, const struct sp_rule *rule)
-{
-    const struct sp_cls_subtable *st;
-
-    for (uint32_t i = 0; (st = sp_cls_subtable_at(t->cls, i)); i++) {
-        if (!memcmp(&st->mask, &rule->match.mask, sizeof st->mask)) {
-            return st;
-        }
-    }
-    return NULL;
-}
-
 /* Gives key copies to the subtable of rules[0]: looks up the keys of its
  * rules, which outrank every other, so that their lookups end there, and
  * reorders, which gives copies to a subtable answering half the lookups
@@ -210,7 +196,8 @@ tables_build(struct tables *t, struct sp_random *rng)
         }
     }
     for (unsigned r = 0; r < CHECK_RULES; r++) {
-        t->subtables[r] = t->rules[r] ? subtable_of(t, t->rules[r]) : NULL;
+        t->subtables[r] =
+            t->rules[r] ? sp_cls_rule_subtable(t->rules[r]) : NULL;
     }
     give_copies(t);
     return 0;

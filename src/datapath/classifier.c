@@ -694,6 +694,12 @@ sp_cls_subtable_count(struct sp_cls *cls)
 }
 
 const struct sp_cls_subtable *
+sp_cls_rule_subtable(const struct sp_rule *rule)
+{
+    return node_of(rule)->subtable;
+}
+
+const struct sp_cls_subtable *
 sp_cls_subtable_at(const struct sp_cls *cls, uint32_t i)
 {
     const struct order *o = rcu_dereference(cls->order);
