@@ -8,14 +8,15 @@
  * 1. (the ISA's) masked keys, hashes, a prefetch of every first bucket;
  * 2. the first bucket's signatures of every key, prefetching the first
  *    candidate's key (its copy, or its rule), and the second bucket when
- *    keys moved out of the first;
+ *    the key's bit is set in the first's moved_hint;
  * 3. the second buckets' signatures, prefetching a candidate's key for
  *    keys that had none in their first bucket;
  * 4. per key, each candidate slot in probing order (first bucket, then
  *    second): the first whose rule is not NULL and whose key equals the
  *    masked key (sp_cls_slot_rule) is the answer, as the scalar
- *    specification finds it; for a key found in neither, whose first
- *    bucket has moved keys, the overflow buckets if they hold any.
+ *    specification finds it; for a key found in neither, whose bit is
+ *    set in its first bucket's moved_hint, the overflow buckets if they
+ *    hold any.
  * Each ISA passes its own signature and key compares; the calls are to
  * constants of always-inlined functions, so they are inlined too.
  */
@@ -96,9 +97,9 @@ sp_cls_slot_rule(const struct sp_cls_bucket *b, unsigned s,
 }
 
 /* The rule of an overflow bucket whose key equals masked (whose hash is
- * 'hash'), or NULL, in buckets of 'lines' lines. Only for keys whose first
- * bucket has moved keys (n_moved, which counts a key before its slot is
- * filled, read before this): rare, so no prefetching. */
+ * 'hash'), or NULL, in buckets of 'lines' lines. Only for keys whose bit
+ * is set in their first bucket's moved_hint (set before a moved key's slot
+ * is filled, read before this): rare, so no prefetching. */
 static inline __attribute__((always_inline)) const struct sp_rule *
 sp_cls_overflow_rule(const struct sp_cls_buckets *buckets, uint32_t hash,
                      const struct sp_flow_key *masked,
@@ -152,7 +153,7 @@ sp_cls_probe(const struct sp_cls_buckets *buckets,
         if (slots[i]) {
             sp_cls_prefetch_key(b0, (unsigned)__builtin_ctz(slots[i]), copies);
         }
-        if (__atomic_load_n(&b0->n_moved, __ATOMIC_ACQUIRE)) {
+        if (sp_cls_may_have_moved(b0, hashes[i])) {
             probed[i][1] = sp_cls_bucket_lines(buckets, hashes[i], 1, lines);
             sp_cls_prefetch_bucket(probed[i][1]);
             moved |= UINT32_C(1) << i;

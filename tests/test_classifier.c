@@ -330,6 +330,45 @@ count_free(const struct sp_actions *actions)
     actions_freed++;
 }
 
+/* Checks each first bucket's count of moved keys and moved_hint against
+ * the keys in the table: the hint has the bit of every key living
+ * elsewhere, and is 0 when none does. Returns how many keys moved. */
+static uint32_t
+expect_moved_hints(const struct sp_cls_buckets *b)
+{
+    uint32_t *counts = calloc(b->mask + 1, sizeof *counts);
+    uint32_t *bits = calloc(b->mask + 1, sizeof *bits);
+    uint32_t moved = 0;
+
+    assert_non_null(counts);
+    assert_non_null(bits);
+    for (uint32_t i = 0; i < sp_cls_bucket_count(b); i++) {
+        const struct sp_cls_bucket *bucket = sp_cls_bucket_at(b, i);
+
+        for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+            uint32_t home = sp_cls_bucket_index(bucket->sigs[s], b->mask, 0);
+
+            if (bucket->rules[s] && home != i) {
+                counts[home]++;
+                bits[home] |= sp_cls_moved_bit(bucket->sigs[s]);
+                moved++;
+            }
+        }
+    }
+    for (uint32_t i = 0; i <= b->mask; i++) {
+        uint32_t hint = sp_cls_bucket_at(b, i)->moved_hint;
+
+        assert_int_equal(b->n_moved[i], counts[i]);
+        assert_int_equal(hint & bits[i], bits[i]);
+        if (!counts[i]) {
+            assert_int_equal(hint, 0);
+        }
+    }
+    free(counts);
+    free(bits);
+    return moved;
+}
+
 /* Growth to many buckets, removal, and the actions destructor called once
  * per removed or destroyed rule. */
 static void
@@ -354,18 +393,11 @@ test_growth_and_lifetime(void **state)
     }
     assert_int_equal(sp_cls_subtable_count(cls), 1);
     /* Some keys live in their second bucket. */
-    {
-        const struct sp_cls_buckets *b = sp_cls_subtable_at(cls, 0)->buckets;
-        uint64_t moved = 0;
-
-        for (uint32_t i = 0; i <= b->mask; i++) {
-            moved += sp_cls_bucket_at(b, i)->n_moved;
-        }
-        assert_true(moved > 0);
-    }
+    assert_true(expect_moved_hints(sp_cls_subtable_at(cls, 0)->buckets) > 0);
     for (uint32_t i = 0; i < 20000; i += 2) {
         sp_cls_remove(cls, rules[i]);
     }
+    expect_moved_hints(sp_cls_subtable_at(cls, 0)->buckets);
     sp_cls_reclaim(cls);
     assert_int_equal(actions_freed, 10000);
     /* Every variant finds the odd ones, moved or not, and not the even. */
@@ -448,7 +480,7 @@ expect_bucket(const struct sp_cls_subtable *st, const struct sp_cls_buckets *b,
     }
 }
 
-/* The SIMD signature compares load a bucket's first 32 bytes, n_moved and
+/* The SIMD signature compares load a bucket's first 32 bytes, moved_hint and
  * half of a rule pointer included: those bytes never make a candidate, and
  * the key is found in each slot, with either layout; with key copies, the
  * copy is what is compared. */
@@ -485,7 +517,7 @@ test_bucket_layout(void **state)
         for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
             b->b[0].sigs[s] = h + 1;
         }
-        b->b[0].n_moved = h;
+        b->b[0].moved_hint = h;
         /* Never dereferenced: no signature matches. */
         b->b[0].rules[0] =
             (const struct sp_rule *)(uintptr_t)((uint64_t)h << 32 | h);
@@ -588,9 +620,9 @@ only_buckets(struct sp_cls *cls)
 
 /* With overflow buckets from the first bucket on, a one-bucket table keeps
  * SP_CLS_SLOTS keys in its bucket and the others in the overflow, counted
- * in n_moved and n_overflow; every variant finds them, in both layouts,
- * before and after removals, and one key more than fits grows the
- * table. */
+ * in n_moved and n_overflow and marked in moved_hint; every variant finds
+ * them, in both layouts, before and after removals, and one key more than
+ * fits grows the table. */
 static void
 test_overflow_buckets(void **state)
 {
@@ -617,7 +649,8 @@ test_overflow_buckets(void **state)
     assert_int_equal(only_buckets(cls)->n_overflow_buckets,
                      SP_CLS_OVERFLOW_BUCKETS);
     assert_int_equal(only_buckets(cls)->n_overflow, FIT - SP_CLS_SLOTS);
-    assert_int_equal(only_buckets(cls)->b[0].n_moved, FIT - SP_CLS_SLOTS);
+    assert_int_equal(expect_moved_hints(only_buckets(cls)),
+                     FIT - SP_CLS_SLOTS);
     expect_layout_rules(cls, 0, rules, FIT + 1);
 
     /* Every fourth key goes: the first SP_CLS_SLOTS were in the bucket. */
@@ -629,7 +662,7 @@ test_overflow_buckets(void **state)
     }
     assert_int_equal(only_buckets(cls)->n_overflow,
                      FIT - SP_CLS_SLOTS - removed);
-    assert_int_equal(only_buckets(cls)->b[0].n_moved,
+    assert_int_equal(expect_moved_hints(only_buckets(cls)),
                      FIT - SP_CLS_SLOTS - removed);
     expect_layout_rules(cls, 0, rules, FIT + 1);
 

@@ -72,9 +72,11 @@ typedef uint32_t sp_emc_fn(const struct sp_emc *emc, uint64_t gen,
  * 'todo' among the first n <= SP_BATCH_MAX keys. For each, the key ANDed
  * with st->mask is hashed as the hash kernel defines (CRC-32C) and probed
  * in 'buckets' (the caller's RCU snapshot of st->buckets): its first
- * candidate bucket (sp_cls_bucket_index 0), then, if that bucket's n_moved
- * is not 0, its second, slot by slot: the first slot with that signature
- * and a non-NULL rule whose key equals the masked key is the answer.
+ * candidate bucket (sp_cls_bucket_index 0), then, if the key's bit is set
+ * in that bucket's moved_hint (sp_cls_moved_bit), its second, then the
+ * overflow buckets while they hold any, slot by slot: the first slot with
+ * that signature and a non-NULL rule whose key equals the masked key is
+ * the answer.
  * Returns the found mask (a subset of todo); rules[i] is written for found
  * keys only. Bucket entries may change concurrently: each slot's rule
  * pointer is read once.

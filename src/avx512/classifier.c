@@ -10,7 +10,7 @@
 #include "isa.h"
 
 /* The 256-bit load takes the bucket's first 32 bytes: the signatures, then
- * n_moved and half a rule pointer, which the compare mask leaves out. */
+ * moved_hint and half a rule pointer, which the compare mask leaves out. */
 static inline __attribute__((always_inline)) uint32_t
 sig_match(const struct sp_cls_bucket *b, uint32_t hash)
 {

@@ -83,9 +83,10 @@ buckets_alloc(const struct sp_cls *cls, uint32_t count, uint32_t lines)
 {
     uint32_t overflow =
         count >= cls->overflow_min_buckets ? SP_CLS_OVERFLOW_BUCKETS : 0;
-    size_t size =
-        sizeof(struct sp_cls_buckets) +
+    size_t buckets_size =
         ((size_t)count + overflow) * lines * sizeof(struct sp_cls_bucket);
+    size_t size = sizeof(struct sp_cls_buckets) + buckets_size +
+                  count * sizeof(uint32_t);
     struct sp_cls_buckets *b = aligned_alloc(64, (size + 63) / 64 * 64);
 
     if (b) {
@@ -93,6 +94,7 @@ buckets_alloc(const struct sp_cls *cls, uint32_t count, uint32_t lines)
         b->mask = count - 1;
         b->lines = lines;
         b->n_overflow_buckets = overflow;
+        b->n_moved = (uint32_t *)((char *)b->b + buckets_size);
     }
     return b;
 }
@@ -314,8 +316,9 @@ fill_slot(struct sp_cls_buckets *b, uint32_t c, const struct sp_rule *rule,
             __atomic_add_fetch(&b->n_overflow, 1, __ATOMIC_RELEASE);
         }
         if (c > 0) {
-            __atomic_add_fetch(&sp_cls_bucket(b, hash, 0)->n_moved, 1,
-                               __ATOMIC_RELEASE);
+            b->n_moved[sp_cls_bucket_index(hash, b->mask, 0)]++;
+            __atomic_or_fetch(&sp_cls_bucket(b, hash, 0)->moved_hint,
+                              sp_cls_moved_bit(hash), __ATOMIC_RELEASE);
         }
         __atomic_store_n(&bucket->sigs[s], hash, __ATOMIC_RELEASE);
         if (b->lines > 1) {
@@ -328,8 +331,8 @@ fill_slot(struct sp_cls_buckets *b, uint32_t c, const struct sp_rule *rule,
 }
 
 /* Puts a rule in a free slot of its first bucket, else of its second, else
- * of an overflow bucket (the last two counted in the first's n_moved).
- * Returns false when all are full. */
+ * of an overflow bucket (the last two counted in the first's n_moved, and
+ * marked in its moved_hint). Returns false when all are full. */
 static bool
 place(struct sp_cls_buckets *b, const struct sp_rule *rule, uint32_t hash)
 {
@@ -564,9 +567,14 @@ sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule)
     __atomic_store_n(prev, node->next_same, __ATOMIC_RELEASE);
     if (!*slot && candidate > 0) {
         struct sp_cls_buckets *b = st->buckets;
+        uint32_t first = sp_cls_bucket_index(hash, b->mask, 0);
 
-        __atomic_sub_fetch(&sp_cls_bucket(b, hash, 0)->n_moved, 1,
-                           __ATOMIC_RELEASE);
+        /* The hint keeps the bits of keys gone until the last goes: which
+         * bits the others set is not known here. */
+        if (!--b->n_moved[first]) {
+            __atomic_store_n(&sp_cls_bucket_at(b, first)->moved_hint, 0,
+                             __ATOMIC_RELEASE);
+        }
         if (candidate >= SP_CLS_FIRST_OVERFLOW) {
             __atomic_sub_fetch(&b->n_overflow, 1, __ATOMIC_RELEASE);
         }

@@ -55,8 +55,8 @@ probe(const struct sp_cls_bucket *b, uint32_t h, const struct sp_flow_key *k,
 }
 
 /* The rule matching masked key k (hash h) in its first bucket, its second
- * if keys moved out of the first, then in the overflow buckets if they
- * hold any, or NULL. */
+ * if the key's bit is set in the first's moved_hint, then in the overflow
+ * buckets if they hold any, or NULL. */
 static const struct sp_rule *
 lookup(const struct sp_cls_buckets *buckets, uint32_t h,
        const struct sp_flow_key *k, uint8_t block_map)
@@ -65,7 +65,7 @@ lookup(const struct sp_cls_buckets *buckets, uint32_t h,
     bool copies = buckets->lines > 1;
     const struct sp_rule *r = probe(first, h, k, block_map, copies);
 
-    if (r || !__atomic_load_n(&first->n_moved, __ATOMIC_ACQUIRE)) {
+    if (r || !sp_cls_may_have_moved(first, h)) {
         return r;
     }
     r = probe(sp_cls_bucket(buckets, h, 1), h, k, block_map, copies);
@@ -103,7 +103,7 @@ sp_scalar_classifier(const struct sp_cls_subtable *st,
     }
     /* Then, still before any probe, the second bucket of keys that may
      * have moved and the key of a first signature match: only hints, the
-     * probes below read every slot and n_moved again. */
+     * probes below read every slot and moved_hint again. */
     for (uint32_t pending = todo; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
         const struct sp_cls_bucket *b = sp_cls_bucket(buckets, hashes[i], 0);
@@ -114,7 +114,7 @@ sp_scalar_classifier(const struct sp_cls_subtable *st,
                 break;
             }
         }
-        if (__atomic_load_n(&b->n_moved, __ATOMIC_RELAXED)) {
+        if (sp_cls_may_have_moved(b, hashes[i])) {
             sp_cls_prefetch_bucket(sp_cls_bucket(buckets, hashes[i], 1));
         }
     }
