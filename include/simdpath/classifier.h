@@ -116,9 +116,9 @@ static_assert(sizeof(struct sp_cls_bucket) == 64,
  * the last one, and sets its bit in its first bucket's moved_hint as a key
  * in its second bucket does: a lookup scans the overflow buckets only for a
  * key found in neither of its buckets whose bit is set, while the overflow
- * holds any. Without them a table doubles the first time a key
- * finds both its buckets full, at 15-40% load; with them, once they are
- * full too, at 30-50% (less the larger the table): in tables of 10,000 to
+ * holds any. Without them a table doubles the first time a key finds
+ * both its buckets full, at 15-40% load; with them, once they are full
+ * too, at 30-50% (less the larger the table): in tables of 10,000 to
  * 100,000 rules, half the buckets for lookups that miss to read
  * (docs/architecture.md). Tables of fewer buckets stay in the caches and
  * never get them (sp_cls_set_overflow_min_buckets changes that). */
