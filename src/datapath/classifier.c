@@ -316,8 +316,10 @@ fill_slot(struct sp_cls_buckets *b, uint32_t c, const struct sp_rule *rule,
             __atomic_add_fetch(&b->n_overflow, 1, __ATOMIC_RELEASE);
         }
         if (c > 0) {
-            b->n_moved[sp_cls_bucket_index(hash, b->mask, 0)]++;
-            __atomic_or_fetch(&sp_cls_bucket(b, hash, 0)->moved_hint,
+            uint32_t first = sp_cls_bucket_index(hash, b->mask, 0);
+
+            b->n_moved[first]++;
+            __atomic_or_fetch(&sp_cls_bucket_at(b, first)->moved_hint,
                               sp_cls_moved_bit(hash), __ATOMIC_RELEASE);
         }
         __atomic_store_n(&bucket->sigs[s], hash, __ATOMIC_RELEASE);
