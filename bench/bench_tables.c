@@ -351,11 +351,14 @@ median_ratio(const double *mine, const double *theirs, unsigned samples)
 /* Runs fn under each variant of 'kernel' (or of every kernel if NULL) and
  * prints a row per variant. The variants take turns, one sample each
  * (sp_bench_turns), so that noise from other jobs on a shared machine
- * hits them alike and the ratios stay comparable. If base is not NULL, it
- * is sampled in the same rounds under every variant too, and growth[]
- * gets the median of the per-round ratios c / base (by registration
- * index); so is the memory floor of c if floor is not NULL, with a row
- * of its own, and floor_growth[] gets the ratios floor / base. */
+ * hits them alike and the ratios stay comparable; each sample follows as
+ * many untimed runs of its own, or the variant after scalar's long turn
+ * measured up to 15% slower on large tables with the same code. If base
+ * is not NULL, it is sampled in the same rounds under every variant too,
+ * and growth[] gets the median of the per-round ratios c / base (by
+ * registration index); so is the memory floor of c if floor is not NULL,
+ * with a row of its own, and floor_growth[] gets the ratios floor /
+ * base. */
 static void
 rows(const char *what, const char *kernel, void (*fn)(void *),
      struct lookup_case *c, struct lookup_case *base, struct floor_case *floor,
@@ -382,7 +385,8 @@ rows(const char *what, const char *kernel, void (*fn)(void *),
                                             .ctx = &t,
                                             .n = t.n_lookups + !!floor,
                                             .reps = reps,
-                                            .samples = samples},
+                                            .samples = samples,
+                                            .warmup = reps},
                    median, all);
     for (unsigned k = 0; k < t.n; k++) {
         const struct sp_variant *v = sp_variant_get(t.index[k]);

@@ -81,6 +81,9 @@ sp_bench_turns(const struct sp_bench_turns *b, double *median, double *all)
             if (b->begin) {
                 b->begin(b->ctx, k);
             }
+            for (unsigned i = 0; i < b->warmup; i++) {
+                b->run(b->ctx, k);
+            }
             start = sp_ticks();
             for (unsigned i = 0; i < b->reps; i++) {
                 b->run(b->ctx, k);

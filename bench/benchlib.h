@@ -43,14 +43,17 @@ double sp_bench_median(void (*fn)(void *ctx), void *ctx, unsigned reps,
  * and their ratios stay comparable: run(ctx, k) runs contestant k once,
  * 'reps' times per sample, 'samples' samples after a warm-up round;
  * begin(ctx, k), if not NULL, prepares contestant k before each of its
- * samples, outside the timing. median[k] is the median ticks of one run
- * of contestant k; if 'all' is not NULL, all[k * samples + s] is its
- * sample s (taken in round s, with every other contestant's sample s). */
+ * samples, outside the timing, and then contestant k runs 'warmup' times
+ * untimed, so that its sample starts from the caches its own runs leave
+ * rather than those of the contestant before it. median[k] is the median
+ * ticks of one run of contestant k; if 'all' is not NULL, all[k * samples
+ * + s] is its sample s (taken in round s, with every other contestant's
+ * sample s). */
 struct sp_bench_turns {
     void (*begin)(void *ctx, unsigned k);
     void (*run)(void *ctx, unsigned k);
     void *ctx;
-    unsigned n, reps, samples;
+    unsigned n, reps, samples, warmup;
 };
 
 void sp_bench_turns(const struct sp_bench_turns *b, double *median,
