@@ -317,6 +317,69 @@ test_ties_and_chains(void **state)
     sp_cls_destroy(cls);
 }
 
+/* A key's search ends once its best rule outranks every subtable left,
+ * and not before: a subtable whose highest priority equals the best is
+ * still searched, an earlier-inserted rule may be there. Which subtables
+ * were searched shows in their hit counts. */
+static void
+test_search_stops(void **state)
+{
+    (void)state;
+    struct sp_match m8, m4, m2, m0, other;
+    struct sp_flow_key key, low_only;
+    struct sp_err err;
+
+    ip_match(&m8, 8, 10);
+    ip_match(&m4, 4, 10);
+    ip_match(&m2, 2, 10);
+    ip_match(&m0, 0, 0);
+    ip_match(&other, 8, 11);
+    memset(&key, 0, sizeof key);
+    key.dl_type = htons(0x0800);
+    key.nw_dst[0] = 10;
+    low_only = key;
+    low_only.nw_dst[0] = 0x20;
+    for (unsigned v = 0; v < sp_n_runnable; v++) {
+        struct sp_cls *cls = sp_cls_create(NULL);
+        const struct sp_rule *first = sp_cls_insert(cls, &m4, 9, NULL, &err);
+        const struct sp_rule *tie = sp_cls_insert(cls, &m8, 9, NULL, &err);
+        const struct sp_rule *low = sp_cls_insert(cls, &m0, 3, NULL, &err);
+        const struct sp_rule *got;
+
+        assert_non_null(first);
+        assert_non_null(tie);
+        assert_non_null(low);
+        sp_test_force("classifier", sp_runnable[v]->name);
+        assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 1);
+        assert_ptr_equal(got, first);
+        assert_int_equal(sp_cls_rule_subtable(first)->hits, 1);
+        assert_int_equal(sp_cls_rule_subtable(tie)->hits, 1);
+        assert_int_equal(sp_cls_rule_subtable(low)->hits, 0);
+        assert_int_equal(sp_cls_lookup(cls, &low_only, 1, 1, &got), 1);
+        assert_ptr_equal(got, low);
+        assert_int_equal(sp_cls_rule_subtable(low)->hits, 1);
+        sp_cls_destroy(cls);
+
+        /* Found below the highest priority: the subtables of that
+         * priority are all searched, those below it not. */
+        cls = sp_cls_create(NULL);
+        assert_non_null(sp_cls_insert(cls, &other, 9, NULL, &err));
+        first = sp_cls_insert(cls, &m4, 7, NULL, &err);
+        tie = sp_cls_insert(cls, &m0, 7, NULL, &err);
+        low = sp_cls_insert(cls, &m2, 3, NULL, &err);
+        assert_non_null(first);
+        assert_non_null(tie);
+        assert_non_null(low);
+        assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 1);
+        assert_ptr_equal(got, first);
+        assert_int_equal(sp_cls_rule_subtable(first)->hits, 1);
+        assert_int_equal(sp_cls_rule_subtable(tie)->hits, 1);
+        assert_int_equal(sp_cls_rule_subtable(low)->hits, 0);
+        sp_cls_destroy(cls);
+    }
+    sp_dispatch_reset();
+}
+
 /* Sources i * SPREAD: CRC-32C is linear, so sequential keys spread evenly
  * over the buckets and none would ever move to its second one. */
 #define SPREAD 2654435761u
@@ -838,6 +901,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_against_oracle),
         cmocka_unit_test(test_ties_and_chains),
+        cmocka_unit_test(test_search_stops),
         cmocka_unit_test(test_growth_and_lifetime),
         cmocka_unit_test(test_bucket_layout),
         cmocka_unit_test(test_layout_follows_hits),

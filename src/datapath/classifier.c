@@ -764,12 +764,18 @@ sp_cls_lookup(const struct sp_cls *cls, const struct sp_flow_key *keys,
         uint32_t hit, need;
 
         /* A key is done once its best rule outranks every rule left:
-         * equal priorities go on, an earlier-inserted rule may follow. */
-        for (uint32_t p = found & ~done; p; p &= p - 1) {
-            unsigned i = (unsigned)__builtin_ctz(p);
+         * equal priorities go on, an earlier-inserted rule may follow.
+         * A key's best is at most the highest priority searched, so that
+         * can happen only where the highest priority falls, and only
+         * there are the rules read (a line each, from memory in large
+         * tables, for as many keys as were found). */
+        if (j && o->e[j].max_priority != o->e[j - 1].max_priority) {
+            for (uint32_t p = found & ~done; p; p &= p - 1) {
+                unsigned i = (unsigned)__builtin_ctz(p);
 
-            if (rules[i]->priority > o->e[j].max_priority) {
-                done |= UINT32_C(1) << i;
+                if (rules[i]->priority > o->e[j].max_priority) {
+                    done |= UINT32_C(1) << i;
+                }
             }
         }
         need = todo & ~done;
