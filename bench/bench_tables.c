@@ -31,6 +31,7 @@
 #include <string.h>
 #include <urcu-qsbr.h>
 
+#include "bench_rules.h"
 #include "benchlib.h"
 #include "simdpath/emc.h"
 #include "simdpath/random.h"
@@ -38,48 +39,6 @@
 /* Distinct batches of the fewest rules' tables, and the default for the
  * others. */
 #define BATCHES 512
-
-/* A one-to-one scramble of 32-bit values (MurmurHash3's finalizer): rule
- * addresses spread as real ones do, where consecutive ones would fill the
- * buckets perfectly (CRC-32C is linear, so consecutive keys take
- * consecutive-looking distinct buckets). */
-static uint32_t
-spread(uint32_t x)
-{
-    x = (x ^ (x >> 16)) * 0x85ebca6bu;
-    x = (x ^ (x >> 13)) * 0xc2b2ae35u;
-    return x ^ (x >> 16);
-}
-
-/* Rule i of subtable s: IPv4 source spread(i) (unique, so a key built from
- * rule i matches it alone), and per subtable a different destination
- * prefix, with or without tp_dst and in_port. */
-static void
-bench_match(uint32_t s, uint32_t i, struct sp_random *rng, struct sp_match *m)
-{
-    uint32_t src = spread(i);
-    uint32_t prefix = s % 33;
-    uint32_t dst_mask = prefix ? htonl(~UINT32_C(0) << (32 - prefix)) : 0;
-    uint32_t dst = (uint32_t)sp_random_next(rng) & dst_mask;
-
-    memset(m, 0, sizeof *m);
-    m->mask.dl_type = 0xffff;
-    m->key.dl_type = htons(0x0800);
-    m->mask.nw_proto = 0xff;
-    m->key.nw_proto = 17;
-    memset(m->mask.nw_src, 0xff, 4);
-    memcpy(m->key.nw_src, &src, 4);
-    memcpy(m->mask.nw_dst, &dst_mask, 4);
-    memcpy(m->key.nw_dst, &dst, 4);
-    if (s / 33 % 2) {
-        m->mask.tp_dst = 0xffff;
-        m->key.tp_dst = htons((uint16_t)(i % 1000));
-    }
-    if (s / 66 % 2) {
-        m->mask.in_port = 0xffff;
-        m->key.in_port = (uint16_t)(i % 8);
-    }
-}
 
 struct tables {
     struct sp_cls *cls;
@@ -114,7 +73,7 @@ tables_build(struct tables *t, uint32_t subtables, uint32_t rules)
     }
     before = heap_bytes();
     for (uint32_t i = 0; i < rules; i++) {
-        bench_match(i % subtables, i, &rng, &t->matches[i]);
+        sp_bench_match(i % subtables, i, &rng, &t->matches[i]);
         if (!sp_cls_insert(t->cls, &t->matches[i], 1, NULL, &err)) {
             fprintf(stderr, "bench_tables: %s\n", err.msg);
             exit(1);
@@ -129,16 +88,6 @@ tables_free(struct tables *t)
 {
     sp_cls_destroy(t->cls);
     free(t->matches);
-}
-
-/* A key that matches rule i: its match's key plus random bits where the
- * mask has none. */
-static void
-key_for(const struct sp_match *m, struct sp_random *rng,
-        struct sp_flow_key *key)
-{
-    sp_random_fill(rng, key, sizeof *key);
-    sp_match_apply(m, key);
 }
 
 struct lookup_case {
@@ -426,11 +375,11 @@ fill_keys(struct lookup_case *c, const struct tables *t, uint32_t hot,
                 from_hot ? sp_random_below(&c->rng, hot)
                          : hot + sp_random_below(&c->rng, t->n_rules - hot);
 
-            key_for(&t->matches[i], &c->rng, &c->keys[b][k]);
+            sp_bench_key_for(&t->matches[i], &c->rng, &c->keys[b][k]);
             if (from_hot) {
                 /* The same key each time, so the EMC can hold it. */
-                key_for(&t->matches[i], &(struct sp_random){i},
-                        &c->keys[b][k]);
+                sp_bench_key_for(&t->matches[i], &(struct sp_random){i},
+                                 &c->keys[b][k]);
             }
         }
     }
@@ -607,7 +556,7 @@ main(int argc, char **argv)
             struct sp_flow_key key;
             uint32_t hash;
 
-            key_for(&t.matches[i], &(struct sp_random){i}, &key);
+            sp_bench_key_for(&t.matches[i], &(struct sp_random){i}, &key);
             sp_cls_lookup(t.cls, &key, 1, 1, &rule);
             SP_KERNEL(hash)(&key, NULL, 1, &hash);
             sp_emc_insert(&c.emc, sp_cls_generation(t.cls), &key, hash, rule,
