@@ -6,9 +6,11 @@
  * ties, same-match chains, subtable removal and order; rule validation.
  */
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <urcu-qsbr.h>
 
 #include "simdpath/classifier.h"
 #include "simdpath/random.h"
@@ -317,6 +319,13 @@ test_ties_and_chains(void **state)
     sp_cls_destroy(cls);
 }
 
+/* The lookups the subtable of r answered. */
+static uint64_t
+hits_of(const struct sp_rule *r)
+{
+    return sp_cls_subtable_hits(sp_cls_rule_subtable(r));
+}
+
 /* A key's search ends once its best rule outranks every subtable left,
  * and not before: a subtable whose highest priority equals the best is
  * still searched, an earlier-inserted rule may be there. Which subtables
@@ -352,12 +361,12 @@ test_search_stops(void **state)
         sp_test_force("classifier", sp_runnable[v]->name);
         assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 1);
         assert_ptr_equal(got, first);
-        assert_int_equal(sp_cls_rule_subtable(first)->hits, 1);
-        assert_int_equal(sp_cls_rule_subtable(tie)->hits, 1);
-        assert_int_equal(sp_cls_rule_subtable(low)->hits, 0);
+        assert_int_equal(hits_of(first), 1);
+        assert_int_equal(hits_of(tie), 1);
+        assert_int_equal(hits_of(low), 0);
         assert_int_equal(sp_cls_lookup(cls, &low_only, 1, 1, &got), 1);
         assert_ptr_equal(got, low);
-        assert_int_equal(sp_cls_rule_subtable(low)->hits, 1);
+        assert_int_equal(hits_of(low), 1);
         sp_cls_destroy(cls);
 
         /* Found below the highest priority: the subtables of that
@@ -372,12 +381,66 @@ test_search_stops(void **state)
         assert_non_null(low);
         assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 1);
         assert_ptr_equal(got, first);
-        assert_int_equal(sp_cls_rule_subtable(first)->hits, 1);
-        assert_int_equal(sp_cls_rule_subtable(tie)->hits, 1);
-        assert_int_equal(sp_cls_rule_subtable(low)->hits, 0);
+        assert_int_equal(hits_of(first), 1);
+        assert_int_equal(hits_of(tie), 1);
+        assert_int_equal(hits_of(low), 0);
         sp_cls_destroy(cls);
     }
     sp_dispatch_reset();
+}
+
+/* n lookups of key in cls, from a thread of their own; found counts the
+ * ones that found a rule. */
+struct lookups {
+    struct sp_cls *cls;
+    const struct sp_flow_key *key;
+    unsigned n, found;
+};
+
+static void *
+look_up(void *arg)
+{
+    struct lookups *l = arg;
+    const struct sp_rule *got;
+
+    rcu_register_thread();
+    for (unsigned i = 0; i < l->n; i++) {
+        l->found += sp_cls_lookup(l->cls, l->key, 1, 1, &got);
+    }
+    rcu_unregister_thread();
+    return NULL;
+}
+
+/* Each thread counts its hits in a stripe of its own: the count of a
+ * subtable adds them all up, and sorting halves them all. */
+static void
+test_hits_of_every_thread(void **state)
+{
+    (void)state;
+    struct sp_cls *cls = sp_cls_create(NULL);
+    struct sp_match m;
+    struct sp_flow_key key;
+    const struct sp_rule *rule, *got;
+    struct sp_err err;
+    struct lookups l = {.cls = cls, .key = &key, .n = 6};
+    pthread_t other;
+
+    ip_match(&m, 8, 10);
+    memset(&key, 0, sizeof key);
+    key.dl_type = htons(0x0800);
+    key.nw_dst[0] = 10;
+    rule = sp_cls_insert(cls, &m, 1, NULL, &err);
+    assert_non_null(rule);
+    for (unsigned i = 0; i < 4; i++) {
+        assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 1);
+    }
+    assert_int_equal(pthread_create(&other, NULL, look_up, &l), 0);
+    assert_int_equal(pthread_join(other, NULL), 0);
+    assert_int_equal(l.found, 6);
+    assert_int_equal(hits_of(rule), 10);
+    sp_cls_sort(cls);
+    assert_int_equal(hits_of(rule), 5);
+    sp_cls_destroy(cls);
 }
 
 /* Sources i * SPREAD: CRC-32C is linear, so sequential keys spread evenly
@@ -902,6 +965,7 @@ main(void)
         cmocka_unit_test(test_random_against_oracle),
         cmocka_unit_test(test_ties_and_chains),
         cmocka_unit_test(test_search_stops),
+        cmocka_unit_test(test_hits_of_every_thread),
         cmocka_unit_test(test_growth_and_lifetime),
         cmocka_unit_test(test_bucket_layout),
         cmocka_unit_test(test_layout_follows_hits),

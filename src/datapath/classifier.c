@@ -197,12 +197,39 @@ sp_cls_generation(const struct sp_cls *cls)
     return __atomic_load_n(&cls->gen, __ATOMIC_ACQUIRE);
 }
 
+uint64_t
+sp_cls_subtable_hits(const struct sp_cls_subtable *st)
+{
+    uint64_t sum = 0;
+
+    for (unsigned i = 0; i < SP_CLS_HIT_STRIPES; i++) {
+        sum += __atomic_load_n(&st->hits[i].n, __ATOMIC_RELAXED);
+    }
+    return sum;
+}
+
+/* The calling thread's stripe of the hit counts: threads take them in
+ * turn as they first look up. */
+static unsigned
+hit_stripe(void)
+{
+    static unsigned next;
+    static _Thread_local unsigned mine; /* stripe + 1, 0 until taken */
+
+    if (__builtin_expect(!mine, 0)) {
+        mine = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) %
+                   SP_CLS_HIT_STRIPES +
+               1;
+    }
+    return mine - 1;
+}
+
 static int
 compare_entries(const void *a, const void *b)
 {
     const struct order_entry *x = a, *y = b;
-    uint64_t hx = __atomic_load_n(&x->st->hits, __ATOMIC_RELAXED);
-    uint64_t hy = __atomic_load_n(&y->st->hits, __ATOMIC_RELAXED);
+    uint64_t hx = sp_cls_subtable_hits(x->st);
+    uint64_t hy = sp_cls_subtable_hits(y->st);
 
     if (x->max_priority != y->max_priority) {
         return x->max_priority > y->max_priority ? -1 : 1;
@@ -665,18 +692,25 @@ sp_cls_sort(struct sp_cls *cls)
     pthread_mutex_lock(&cls->lock);
     publish_order(cls, NULL, NULL);
     for (uint32_t i = 0; i < cls->order->n; i++) {
-        total += __atomic_load_n(&cls->order->e[i].st->hits, __ATOMIC_RELAXED);
+        total += sp_cls_subtable_hits(cls->order->e[i].st);
     }
     for (uint32_t i = 0; i < cls->order->n; i++) {
         struct sp_cls_subtable *st = cls->order->e[i].st;
-        uint64_t hits = __atomic_load_n(&st->hits, __ATOMIC_RELAXED);
-        uint32_t lines = wanted_lines(cls, st, hits, total);
+        uint32_t lines =
+            wanted_lines(cls, st, sp_cls_subtable_hits(st), total);
 
         /* Without the memory, the subtable keeps its layout. */
         if (lines != st->buckets->lines) {
             rebuild(cls, st, st->buckets->mask + 1, lines);
         }
-        __atomic_store_n(&st->hits, hits / 2, __ATOMIC_RELAXED);
+        /* Lookups that count meanwhile may lose the halving or their
+         * count: the counts are only hints. */
+        for (unsigned k = 0; k < SP_CLS_HIT_STRIPES; k++) {
+            __atomic_store_n(
+                &st->hits[k].n,
+                __atomic_load_n(&st->hits[k].n, __ATOMIC_RELAXED) / 2,
+                __ATOMIC_RELAXED);
+        }
     }
     pthread_mutex_unlock(&cls->lock);
 }
@@ -755,6 +789,7 @@ sp_cls_lookup(const struct sp_cls *cls, const struct sp_flow_key *keys,
 {
     const struct order *o = rcu_dereference(cls->order);
     sp_classifier_fn *lookup = SP_KERNEL(classifier);
+    unsigned stripe = hit_stripe();
     uint32_t found = 0, done = 0;
 
     todo &= sp_batch_lanes(n);
@@ -784,8 +819,15 @@ sp_cls_lookup(const struct sp_cls *cls, const struct sp_flow_key *keys,
         }
         hit = lookup(st, rcu_dereference(st->buckets), keys, n, need, got);
         if (hit) {
-            __atomic_add_fetch(&st->hits, (uint64_t)__builtin_popcount(hit),
-                               __ATOMIC_RELAXED);
+            /* A load and a store, no locked add: the stripe is this
+             * thread's alone unless more threads than stripes look up,
+             * and then a lost count only shifts a hint. */
+            uint64_t *count = &st->hits[stripe].n;
+
+            __atomic_store_n(count,
+                             __atomic_load_n(count, __ATOMIC_RELAXED) +
+                                 (uint64_t)__builtin_popcount(hit),
+                             __ATOMIC_RELAXED);
         }
         for (uint32_t p = hit; p; p &= p - 1) {
             unsigned i = (unsigned)__builtin_ctz(p);
