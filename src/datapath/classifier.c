@@ -4,6 +4,7 @@
  * RCU (liburcu QSBR), and the batch lookup that runs the classifier kernel
  * over the subtables in order. The contract is in classifier.h.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,14 +215,37 @@ static unsigned
 hit_stripe(void)
 {
     static unsigned next;
-    static _Thread_local unsigned mine; /* stripe + 1, 0 until taken */
+    static _Thread_local unsigned mine = UINT_MAX;
 
-    if (__builtin_expect(!mine, 0)) {
+    if (__builtin_expect(mine == UINT_MAX, 0)) {
         mine = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) %
-                   SP_CLS_HIT_STRIPES +
-               1;
+               SP_CLS_HIT_STRIPES;
     }
-    return mine - 1;
+    return mine;
+}
+
+/* The stripes are changed with a load and a store, no locked add: a
+ * stripe is one thread's alone unless more threads than stripes look up,
+ * and sp_cls_sort() halves them while lookups count. A count or a halving
+ * lost then only shifts a hint. */
+static inline void
+count_hits(struct sp_cls_subtable *st, unsigned stripe, uint64_t hits)
+{
+    uint64_t *count = &st->hits[stripe].n;
+
+    __atomic_store_n(count, __atomic_load_n(count, __ATOMIC_RELAXED) + hits,
+                     __ATOMIC_RELAXED);
+}
+
+static void
+halve_hits(struct sp_cls_subtable *st)
+{
+    for (unsigned i = 0; i < SP_CLS_HIT_STRIPES; i++) {
+        uint64_t *count = &st->hits[i].n;
+
+        __atomic_store_n(count, __atomic_load_n(count, __ATOMIC_RELAXED) / 2,
+                         __ATOMIC_RELAXED);
+    }
 }
 
 static int
@@ -703,14 +727,7 @@ sp_cls_sort(struct sp_cls *cls)
         if (lines != st->buckets->lines) {
             rebuild(cls, st, st->buckets->mask + 1, lines);
         }
-        /* Lookups that count meanwhile may lose the halving or their
-         * count: the counts are only hints. */
-        for (unsigned k = 0; k < SP_CLS_HIT_STRIPES; k++) {
-            __atomic_store_n(
-                &st->hits[k].n,
-                __atomic_load_n(&st->hits[k].n, __ATOMIC_RELAXED) / 2,
-                __ATOMIC_RELAXED);
-        }
+        halve_hits(st);
     }
     pthread_mutex_unlock(&cls->lock);
 }
@@ -819,15 +836,7 @@ sp_cls_lookup(const struct sp_cls *cls, const struct sp_flow_key *keys,
         }
         hit = lookup(st, rcu_dereference(st->buckets), keys, n, need, got);
         if (hit) {
-            /* A load and a store, no locked add: the stripe is this
-             * thread's alone unless more threads than stripes look up,
-             * and then a lost count only shifts a hint. */
-            uint64_t *count = &st->hits[stripe].n;
-
-            __atomic_store_n(count,
-                             __atomic_load_n(count, __ATOMIC_RELAXED) +
-                                 (uint64_t)__builtin_popcount(hit),
-                             __ATOMIC_RELAXED);
+            count_hits(st, stripe, (uint64_t)__builtin_popcount(hit));
         }
         for (uint32_t p = hit; p; p &= p - 1) {
             unsigned i = (unsigned)__builtin_ctz(p);
