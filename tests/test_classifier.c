@@ -270,6 +270,26 @@ ip_match(struct sp_match *m, uint8_t dst_prefix, uint8_t dst)
     }
 }
 
+/* An IPv4 key to destination dst.0.0.0, every other field 0. */
+static void
+ip_key(struct sp_flow_key *key, uint8_t dst)
+{
+    memset(key, 0, sizeof *key);
+    key->dl_type = htons(0x0800);
+    key->nw_dst[0] = dst;
+}
+
+/* The rule m at priority, which the classifier must take. */
+static const struct sp_rule *
+insert_ok(struct sp_cls *cls, const struct sp_match *m, uint32_t priority)
+{
+    struct sp_err err;
+    const struct sp_rule *rule = sp_cls_insert(cls, m, priority, NULL, &err);
+
+    assert_non_null(rule);
+    return rule;
+}
+
 /* Equal priorities: the rule inserted first wins, in any subtable order;
  * same-match rules of other priorities queue behind the best one. */
 static void
@@ -284,15 +304,10 @@ test_ties_and_chains(void **state)
 
     ip_match(&narrow, 8, 10);
     ip_match(&wide, 0, 0);
-    memset(&key, 0, sizeof key);
-    key.dl_type = htons(0x0800);
-    key.nw_dst[0] = 10;
-    r_narrow = sp_cls_insert(cls, &narrow, 5, NULL, &err);
-    r_wide = sp_cls_insert(cls, &wide, 5, NULL, &err);
-    r_low = sp_cls_insert(cls, &narrow, 1, NULL, &err);
-    assert_non_null(r_narrow);
-    assert_non_null(r_wide);
-    assert_non_null(r_low);
+    ip_key(&key, 10);
+    r_narrow = insert_ok(cls, &narrow, 5);
+    r_wide = insert_ok(cls, &wide, 5);
+    r_low = insert_ok(cls, &narrow, 1);
     assert_null(sp_cls_insert(cls, &narrow, 5, NULL, &err));
     assert_non_null(strstr(err.msg, "same match and priority"));
     assert_ptr_equal(sp_cls_find(cls, &narrow, 1), r_low);
@@ -336,28 +351,21 @@ test_search_stops(void **state)
     (void)state;
     struct sp_match m8, m4, m2, m0, other;
     struct sp_flow_key key, low_only;
-    struct sp_err err;
 
     ip_match(&m8, 8, 10);
     ip_match(&m4, 4, 10);
     ip_match(&m2, 2, 10);
     ip_match(&m0, 0, 0);
     ip_match(&other, 8, 11);
-    memset(&key, 0, sizeof key);
-    key.dl_type = htons(0x0800);
-    key.nw_dst[0] = 10;
-    low_only = key;
-    low_only.nw_dst[0] = 0x20;
+    ip_key(&key, 10);
+    ip_key(&low_only, 0x20);
     for (unsigned v = 0; v < sp_n_runnable; v++) {
         struct sp_cls *cls = sp_cls_create(NULL);
-        const struct sp_rule *first = sp_cls_insert(cls, &m4, 9, NULL, &err);
-        const struct sp_rule *tie = sp_cls_insert(cls, &m8, 9, NULL, &err);
-        const struct sp_rule *low = sp_cls_insert(cls, &m0, 3, NULL, &err);
+        const struct sp_rule *first = insert_ok(cls, &m4, 9);
+        const struct sp_rule *tie = insert_ok(cls, &m8, 9);
+        const struct sp_rule *low = insert_ok(cls, &m0, 3);
         const struct sp_rule *got;
 
-        assert_non_null(first);
-        assert_non_null(tie);
-        assert_non_null(low);
         sp_test_force("classifier", sp_runnable[v]->name);
         assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 1);
         assert_ptr_equal(got, first);
@@ -372,13 +380,10 @@ test_search_stops(void **state)
         /* Found below the highest priority: the subtables of that
          * priority are all searched, those below it not. */
         cls = sp_cls_create(NULL);
-        assert_non_null(sp_cls_insert(cls, &other, 9, NULL, &err));
-        first = sp_cls_insert(cls, &m4, 7, NULL, &err);
-        tie = sp_cls_insert(cls, &m0, 7, NULL, &err);
-        low = sp_cls_insert(cls, &m2, 3, NULL, &err);
-        assert_non_null(first);
-        assert_non_null(tie);
-        assert_non_null(low);
+        insert_ok(cls, &other, 9);
+        first = insert_ok(cls, &m4, 7);
+        tie = insert_ok(cls, &m0, 7);
+        low = insert_ok(cls, &m2, 3);
         assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 1);
         assert_ptr_equal(got, first);
         assert_int_equal(hits_of(first), 1);
@@ -421,16 +426,12 @@ test_hits_of_every_thread(void **state)
     struct sp_match m;
     struct sp_flow_key key;
     const struct sp_rule *rule, *got;
-    struct sp_err err;
     struct lookups l = {.cls = cls, .key = &key, .n = 6};
     pthread_t other;
 
     ip_match(&m, 8, 10);
-    memset(&key, 0, sizeof key);
-    key.dl_type = htons(0x0800);
-    key.nw_dst[0] = 10;
-    rule = sp_cls_insert(cls, &m, 1, NULL, &err);
-    assert_non_null(rule);
+    ip_key(&key, 10);
+    rule = insert_ok(cls, &m, 1);
     for (unsigned i = 0; i < 4; i++) {
         assert_int_equal(sp_cls_lookup(cls, &key, 1, 1, &got), 1);
     }
