@@ -101,15 +101,15 @@ build(uint32_t subtables, struct sp_match *m)
     struct sp_cls *cls = sp_cls_create(NULL);
     struct sp_err err;
 
-    for (uint32_t s = 0; cls && s < subtables; s++) {
+    if (!cls) {
+        fprintf(stderr, "bench_threads: no memory\n");
+        exit(1);
+    }
+    for (uint32_t s = 0; s < subtables; s++) {
         if (!sp_cls_insert(cls, &m[s], 1, NULL, &err)) {
             fprintf(stderr, "bench_threads: %s\n", err.msg);
             exit(1);
         }
-    }
-    if (!cls) {
-        fprintf(stderr, "bench_threads: no memory\n");
-        exit(1);
     }
     return cls;
 }
