@@ -6,14 +6,18 @@
  * own EMC and the classifier, and another thread frees removed rules. Rules
  * present the whole time must always be the answer, a churned key gets NULL or
  * a rule that matches it, and every returned rule is read (ASan catches any
- * use after free). Repeated; time-bounded, so emulated CPUs run fewer
- * operations.
+ * use after free). Repeated. The work is a count of rule updates; every
+ * CHECKPOINT updates the writer waits until each reader has looked up a
+ * batch and the reclaimer has run, so that updates and lookups interleave
+ * however the threads are scheduled (valgrind runs one at a time, qemu
+ * and a loaded machine run them unevenly).
  */
 #include <arpa/inet.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 #include <urcu-qsbr.h>
 
@@ -25,6 +29,12 @@
 #define CHURN   400
 #define READERS 2
 #define ROUNDS  10
+/* Rule updates per round, and how many between two waits for the
+ * readers and the reclaimer. */
+#define UPDATES    20000
+#define CHECKPOINT 256
+/* A safety net, never reached when the threads run at all. */
+#define STALL_SECONDS 300.0
 
 #define STABLE_PORT 1
 #define CHURN_PORT  2
@@ -32,9 +42,10 @@
 struct shared {
     struct sp_cls *cls;
     const struct sp_rule *stable[STABLE];
-    int stop;         /* atomic */
-    uint64_t lookups; /* atomic */
-    uint64_t wrong;   /* atomic */
+    int stop;                  /* atomic */
+    uint64_t lookups[READERS]; /* atomic: batches, per reader */
+    uint64_t reclaims;         /* atomic: sp_cls_reclaim calls */
+    uint64_t wrong;            /* atomic */
     char first_error[256];
 };
 
@@ -71,10 +82,16 @@ report(struct shared *sh, const char *what, uint32_t i)
     }
 }
 
+struct reader_arg {
+    struct shared *sh;
+    unsigned index;
+};
+
 static void *
 reader(void *arg)
 {
-    struct shared *sh = arg;
+    const struct reader_arg *ra = arg;
+    struct shared *sh = ra->sh;
     struct sp_random rng = {(uint64_t)(uintptr_t)&rng};
     struct sp_emc emc;
     struct sp_err err;
@@ -108,7 +125,7 @@ reader(void *arg)
                 report(sh, "a rule that does not match", which[i]);
             }
         }
-        __atomic_add_fetch(&sh->lookups, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&sh->lookups[ra->index], 1, __ATOMIC_RELEASE);
         /* Done with every rule of this batch. */
         rcu_quiescent_state();
     }
@@ -126,6 +143,7 @@ reclaimer(void *arg)
 
     while (!__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE)) {
         sp_cls_reclaim(sh->cls);
+        __atomic_add_fetch(&sh->reclaims, 1, __ATOMIC_RELEASE);
     }
     return NULL;
 }
@@ -139,19 +157,48 @@ seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Churn for 'budget' seconds or 'ops' operations, whichever ends first. */
-static uint32_t
-churn(struct shared *sh, struct sp_random *rng, double budget, uint32_t ops)
+/* Waits until every reader has looked up a batch and the reclaimer has
+ * run since the last call (seen[] and seen[READERS] hold their counts
+ * then). False if they stalled for STALL_SECONDS. */
+static bool
+wait_for_others(struct shared *sh, uint64_t seen[READERS + 1])
+{
+    double give_up = seconds() + STALL_SECONDS;
+
+    for (unsigned t = 0; t <= READERS; t++) {
+        uint64_t *count = t < READERS ? &sh->lookups[t] : &sh->reclaims;
+        uint64_t now;
+
+        while ((now = __atomic_load_n(count, __ATOMIC_ACQUIRE)) == seen[t]) {
+            if (seconds() > give_up) {
+                return false;
+            }
+            sched_yield();
+        }
+        seen[t] = now;
+    }
+    return true;
+}
+
+/* 'ops' random rule updates, waiting for the other threads every
+ * CHECKPOINT of them. */
+static void
+churn(struct shared *sh, struct sp_random *rng, uint32_t ops)
 {
     static const struct sp_rule *live[CHURN];
-    uint32_t n_live = 0, done = 0;
+    uint64_t seen[READERS + 1] = {0};
+    uint32_t n_live = 0;
     uint32_t shapes[24];
-    double end = seconds() + budget;
 
     for (unsigned s = 0; s < 24; s++) {
         shapes[s] = (uint32_t)sp_random_next(rng) | 1u << 2; /* in_port */
     }
-    for (; done < ops && seconds() < end; done++) {
+    for (uint32_t done = 0; done < ops; done++) {
+        if (done % CHECKPOINT == 0 && !wait_for_others(sh, seen)) {
+            fail_msg("after %u updates the readers or the reclaimer made "
+                     "no progress for %.0f s",
+                     done, STALL_SECONDS);
+        }
         uint32_t op = sp_random_below(rng, 16);
         struct sp_match m;
         struct sp_err err;
@@ -196,7 +243,6 @@ churn(struct shared *sh, struct sp_random *rng, double budget, uint32_t ops)
     while (n_live) {
         sp_cls_remove(sh->cls, live[--n_live]);
     }
-    return done;
 }
 
 static_assert(STABLE % SP_BATCH_MAX == 0, "whole batches of stable keys");
@@ -244,6 +290,7 @@ test_churn_while_looking_up(void **state)
     for (unsigned round = 0; round < ROUNDS; round++) {
         static struct shared sh;
         pthread_t threads[READERS], reclaim_thread;
+        struct reader_arg args[READERS];
         struct sp_err err;
 
         memset(&sh, 0, sizeof sh);
@@ -262,18 +309,22 @@ test_churn_while_looking_up(void **state)
         assert_true(sp_cls_subtable_at(sh.cls, 0)->buckets->n_overflow > 0);
         give_stable_copies(sh.cls, sh.stable);
         for (unsigned t = 0; t < READERS; t++) {
-            assert_int_equal(pthread_create(&threads[t], NULL, reader, &sh),
-                             0);
+            args[t] = (struct reader_arg){&sh, t};
+            assert_int_equal(
+                pthread_create(&threads[t], NULL, reader, &args[t]), 0);
         }
         assert_int_equal(pthread_create(&reclaim_thread, NULL, reclaimer, &sh),
                          0);
-        total_ops += churn(&sh, &rng, 1.0, 50000);
+        churn(&sh, &rng, UPDATES);
+        total_ops += UPDATES;
         __atomic_store_n(&sh.stop, 1, __ATOMIC_RELEASE);
         for (unsigned t = 0; t < READERS; t++) {
             pthread_join(threads[t], NULL);
         }
         pthread_join(reclaim_thread, NULL);
-        total_lookups += sh.lookups;
+        for (unsigned t = 0; t < READERS; t++) {
+            total_lookups += sh.lookups[t];
+        }
         if (sh.wrong) {
             fail_msg("round %u: %llu wrong answers; first: %s", round,
                      (unsigned long long)sh.wrong, sh.first_error);
@@ -286,7 +337,9 @@ test_churn_while_looking_up(void **state)
                   "rounds ending with key copies\n",
                   (unsigned long long)total_ops,
                   (unsigned long long)total_lookups, with_copies, ROUNDS);
-    assert_true(total_lookups > 0);
+    /* Each checkpoint saw a batch from every reader. */
+    assert_true(total_lookups >=
+                (uint64_t)ROUNDS * READERS * (UPDATES / CHECKPOINT));
 }
 
 int
