@@ -86,6 +86,10 @@ test_every_table_complete(void **state)
     }
 }
 
+/* cmocka counts a skip() as a pass; main reports it to meson as status 77
+ * when nothing failed. */
+static bool skipped;
+
 static void
 test_expected_auto(void **state)
 {
@@ -94,6 +98,8 @@ test_expected_auto(void **state)
     const struct sp_variant *v;
 
     if (!want || !*want) {
+        print_message("SKIP: SP_EXPECT_AUTO is not set\n");
+        skipped = true;
         skip();
     }
     v = sp_variant_find(want);
@@ -560,5 +566,7 @@ main(void)
         cmocka_unit_test_setup(test_autovalidate_catches_broken, reset),
     };
 
-    return cmocka_run_group_tests_name("dispatch", tests, NULL, reset);
+    int failed = cmocka_run_group_tests_name("dispatch", tests, NULL, reset);
+
+    return failed ? failed : skipped ? 77 : 0;
 }
