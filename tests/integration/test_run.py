@@ -9,6 +9,7 @@ comes from tests/integration/model.py, which shares no code with simdpath.
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -23,6 +24,12 @@ sys.path.insert(0, HERE)
 import model  # noqa: E402
 
 EXE, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+# SP_WRAPPER (e.g. "qemu-aarch64 -L SYSROOT") runs simdpath on another CPU.
+CMD = shlex.split(os.environ.get("SP_WRAPPER", "")) + [EXE]
+# SP_REFERENCE: a simdpath built for another architecture that runs here
+# natively (the x86 build beside an arm64 one under qemu); both must write
+# byte-identical output captures for the same traffic and rules.
+REFERENCE = os.environ.get("SP_REFERENCE", "")
 CORPUS = sys.argv[3] if len(sys.argv) > 3 else ""
 EXAMPLES = os.path.join(SRC, "examples")
 WORK = tempfile.mkdtemp(prefix="simdpath-it-")
@@ -38,13 +45,14 @@ def check(cond, what):
     return cond
 
 
-def run(args, cwd=WORK, env=None, timeout=120):
+def run(args, cwd=WORK, env=None, timeout=120, cmd=None):
     e = dict(os.environ)
     e.pop("SIMDPATH_IMPL", None)
     e["SIMDPATH_CTL"] = os.path.join(WORK, "ctl.sock")
     if env:
         e.update(env)
-    p = subprocess.run([EXE] + args, cwd=cwd, env=e, capture_output=True,
+    p = subprocess.run((cmd or CMD) + args, cwd=cwd, env=e,
+                       capture_output=True,
                        text=True, timeout=timeout)
     return p.returncode, p.stdout, p.stderr
 
@@ -178,7 +186,7 @@ priority=1,in_port=1,actions=output:3
 """
 
 
-def run_capture(pcap, flows, tag, impl=None):
+def run_capture(pcap, flows, tag, impl=None, cmd=None):
     """Runs pcap through port 1 with flows; returns (rc, report, outputs)."""
     d = os.path.join(WORK, tag)
     os.makedirs(d, exist_ok=True)
@@ -192,7 +200,7 @@ def run_capture(pcap, flows, tag, impl=None):
             "--flows", flow_file, "--exit-when-idle", "400"]
     if impl:
         args += ["--impl", impl]
-    rc, out, err = run(args)
+    rc, out, err = run(args, cmd=cmd)
     outputs = [model.read_pcap(os.path.join(d, "port%d.pcap" % p))
                if os.path.exists(os.path.join(d, "port%d.pcap" % p)) else []
                for p in (1, 2, 3)]
@@ -238,6 +246,40 @@ def test_every_impl_on_corpus():
                                          len(base[p])))
 
 
+def test_cross_arch():
+    """With SP_REFERENCE, the demo and the corpus give the same output
+    captures, byte for byte and in order, from both builds, each with the
+    variants auto picks on its CPU."""
+    if not REFERENCE:
+        return
+    if not check(os.access(REFERENCE, os.X_OK),
+                 "SP_REFERENCE %s is a program" % REFERENCE):
+        return
+    demo = {}
+    for tag, cmd in (("ref", [REFERENCE]), ("own", CMD)):
+        d = os.path.join(WORK, "demo-" + tag)
+        os.makedirs(d, exist_ok=True)
+        rc, _, err = run(["run"], cwd=d, cmd=cmd)
+        check(rc == 0, "demo (%s) exits 0: %s" % (tag, err[-300:]))
+        demo[tag] = [model.read_pcap(os.path.join(d, "simdpath-demo",
+                                                  "port%d.pcap" % p))
+                     for p in (1, 2)]
+    for p in range(2):
+        check(demo["own"][p] == demo["ref"][p] and demo["ref"][p],
+              "demo: port %d output equals the reference build's (%d vs %d "
+              "frames)" % (p + 1, len(demo["own"][p]), len(demo["ref"][p])))
+    merged = merged_corpus()
+    if not check(merged is not None, "corpus for the cross-arch check"):
+        return
+    _, _, ref = run_capture(merged[0], CORPUS_FLOWS, "xarch-ref",
+                            cmd=[REFERENCE])
+    _, _, own = run_capture(merged[0], CORPUS_FLOWS, "xarch-own")
+    for p in range(3):
+        check(own[p] == ref[p],
+              "corpus: port %d output equals the reference build's (%d vs "
+              "%d frames)" % (p + 1, len(own[p]), len(ref[p])))
+
+
 def test_multiport_ring():
     """Port 1 (pcap) -> port 2 (net_ring, loops back) -> port 3 (pcap)."""
     d = os.path.join(WORK, "ring")
@@ -280,7 +322,7 @@ def test_control_under_traffic():
     e = dict(os.environ, SIMDPATH_CTL=os.path.join(WORK, "ctl.sock"))
     e.pop("SIMDPATH_IMPL", None)
     proc = subprocess.Popen(
-        [EXE, "run", "--port", pcap_port(0, rx=traffic, infinite=True),
+        CMD + ["run", "--port", pcap_port(0, rx=traffic, infinite=True),
          "--port", "net_null0,no-rx=1", "--port", "net_null1,no-rx=1",
          "--flows", flows,
          "--duration", "60"], cwd=WORK, env=e, stdout=subprocess.PIPE,
@@ -412,7 +454,7 @@ def test_telemetry():
         os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")
     sock = os.path.join(runtime, "simdpath-it", "dpdk_telemetry.v2")
     proc = subprocess.Popen(
-        [EXE, "run", "--port", "net_null0", "--port", "net_null1,no-rx=1",
+        CMD + ["run", "--port", "net_null0", "--port", "net_null1,no-rx=1",
          "--flows", flows, "--duration", "3", "--",
          "--file-prefix=simdpath-it"], cwd=WORK, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,
@@ -437,7 +479,8 @@ def test_telemetry():
 def main():
     tests = [test_demo, test_errors, test_multiport_ring, test_two_pmds,
              test_telemetry,
-             test_control_under_traffic, test_every_impl_on_corpus]
+             test_control_under_traffic, test_every_impl_on_corpus,
+             test_cross_arch]
     for t in tests:
         t()
     shutil.rmtree(WORK, ignore_errors=True)
