@@ -21,6 +21,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import model  # noqa: E402
+from report import conserved, counters, no_leak  # noqa: E402
 
 EXE, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 CORPUS = sys.argv[3] if len(sys.argv) > 3 else ""
@@ -47,31 +48,6 @@ def run(args, cwd=WORK, env=None, timeout=120):
     p = subprocess.run([EXE] + args, cwd=cwd, env=e, capture_output=True,
                        text=True, timeout=timeout)
     return p.returncode, p.stdout, p.stderr
-
-
-def counters(text):
-    """Port counters from the report: {port: {rx, tx, copies, drops}}."""
-    ports = {}
-    for m in re.finditer(r"^port (\d+) \([^)]*\): rx (\d+) tx (\d+) "
-                         r"copies (\d+) dropped(.*)$", text, re.M):
-        drops = dict((k, int(v)) for k, v in
-                     re.findall(r" (\w+) (\d+)", m.group(5)))
-        ports[int(m.group(1))] = {"rx": int(m.group(2)),
-                                  "tx": int(m.group(3)),
-                                  "copies": int(m.group(4)),
-                                  "drops": drops}
-    return ports
-
-
-def no_leak(text):
-    return "mbufs in use after the ports closed: 0\n" in text
-
-
-def conserved(ports):
-    """Every packet received or copied was sent or dropped for a reason."""
-    rx = sum(p["rx"] + p["copies"] for p in ports.values())
-    out = sum(p["tx"] + sum(p["drops"].values()) for p in ports.values())
-    return rx == out and rx > 0
 
 
 def flow_of(frame):

@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Reading the counters `simdpath run` and `simdpath ctl counters-show`
+print, for the tests that run simdpath."""
+import re
+
+
+def counters(text):
+    """Port counters from the report: {port: {rx, tx, copies, drops}}."""
+    ports = {}
+    for m in re.finditer(r"^port (\d+) \([^)]*\): rx (\d+) tx (\d+) "
+                         r"copies (\d+) dropped(.*)$", text, re.M):
+        drops = dict((k, int(v)) for k, v in
+                     re.findall(r" (\w+) (\d+)", m.group(5)))
+        ports[int(m.group(1))] = {"rx": int(m.group(2)),
+                                  "tx": int(m.group(3)),
+                                  "copies": int(m.group(4)),
+                                  "drops": drops}
+    return ports
+
+
+def no_leak(text):
+    return "mbufs in use after the ports closed: 0\n" in text
+
+
+def conserved(ports):
+    """Every packet received or copied was sent or dropped for a reason."""
+    rx = sum(p["rx"] + p["copies"] for p in ports.values())
+    out = sum(p["tx"] + sum(p["drops"].values()) for p in ports.values())
+    return rx == out and rx > 0
