@@ -60,7 +60,8 @@ const char *sp_dp_drop_name(unsigned reason);
 /*
  * Counters. A packet is counted as dropped on the port it came in on,
  * except a refused transmit, counted on the port that refused it. Over all
- * ports: rx + copies = tx + drops, exactly.
+ * ports: rx + copies = tx + drops, exactly. 'copies' counts every copy an
+ * output asked for, also one dropped for want of a buffer (no_buffer).
  */
 struct sp_dp_port_stats {
     uint64_t rx, tx, copies;

@@ -160,6 +160,9 @@ actions_clone(struct sp_action_ctx *ctx, const struct sp_packet *pkt)
     struct pmd *pmd = ctx->aux;
     struct sp_packet *copy;
 
+    /* Counted when asked for: one that cannot be made is a no_buffer
+     * drop, and the counters still balance. */
+    bump(&pmd->ports[pmd->in_port].copies, 1);
     if (pmd->n_copies == MAX_COPIES) {
         return NULL;
     }
@@ -168,7 +171,6 @@ actions_clone(struct sp_action_ctx *ctx, const struct sp_packet *pkt)
         return NULL;
     }
     pmd->n_copies++;
-    bump(&pmd->ports[pmd->in_port].copies, 1);
     return copy;
 }
 
