@@ -1,7 +1,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Reading the counters `simdpath run` and `simdpath ctl counters-show`
-print, for the tests that run simdpath."""
+"""For the tests that run simdpath: their checks' tally, and reading the
+counters `simdpath run` and `simdpath ctl counters-show` print."""
 import re
+
+RESULTS = {"passed": 0, "failed": 0}
+
+
+def check(cond, what):
+    """Counts a check; a failed one is printed with 'what'."""
+    if cond:
+        RESULTS["passed"] += 1
+    else:
+        RESULTS["failed"] += 1
+        print("FAIL: " + what)
+    return cond
 
 
 def counters(text):

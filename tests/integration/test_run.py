@@ -21,22 +21,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import model  # noqa: E402
-from report import conserved, counters, no_leak  # noqa: E402
+from report import RESULTS, check, conserved, counters, no_leak  # noqa
 
 EXE, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 CORPUS = sys.argv[3] if len(sys.argv) > 3 else ""
 EXAMPLES = os.path.join(SRC, "examples")
 WORK = tempfile.mkdtemp(prefix="simdpath-it-")
-RESULTS = {"passed": 0, "failed": 0}
-
-
-def check(cond, what):
-    if cond:
-        RESULTS["passed"] += 1
-    else:
-        RESULTS["failed"] += 1
-        print("FAIL: " + what)
-    return cond
 
 
 def run(args, cwd=WORK, env=None, timeout=120):
