@@ -35,6 +35,9 @@ static struct {
     struct frame out[MAX_PORTS + 1][MAX_FRAMES];
     unsigned n_out[MAX_PORTS + 1];
     unsigned refuse_every; /* port 2 refuses every Nth packet (0: none) */
+    unsigned fail_every;   /* clone finds no buffer every Nth time */
+    unsigned lose_every;   /* rx cannot deliver every Nth frame */
+    unsigned clone_calls, rx_calls;
     unsigned tx_calls;
     uint64_t ticks;
     long live_buffers; /* allocated minus freed: leaks show here */
@@ -55,7 +58,8 @@ free_buffer(void *buf)
 }
 
 static uint32_t
-sim_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max)
+sim_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max,
+       struct sp_rx_drops *drops)
 {
     uint32_t n = 0;
 
@@ -66,11 +70,21 @@ sim_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max)
     pthread_mutex_lock(&sim.lock);
     while (n < max && (sim.next_in < sim.n_in || (sim.endless && sim.n_in))) {
         const struct frame *f = &sim.in[sim.next_in++ % sim.n_in];
-        uint8_t *buf = alloc_buffer(f->len);
+        uint8_t *buf;
 
         if (sim.endless) {
             sim.next_in %= sim.n_in;
         }
+        /* As a frame in segments that cannot be gathered. */
+        if (sim.lose_every && ++sim.rx_calls % sim.lose_every == 0) {
+            if (sim.rx_calls / sim.lose_every % 2) {
+                drops->too_long++;
+            } else {
+                drops->no_buffer++;
+            }
+            continue;
+        }
+        buf = alloc_buffer(f->len);
         memcpy(buf + HEADROOM, f->bytes, f->len);
         pkts[n] = (struct sp_packet){.data = buf + HEADROOM,
                                      .len = f->len,
@@ -117,7 +131,12 @@ sim_free(struct sp_packet *pkt)
 static int
 sim_clone(const struct sp_packet *pkt, struct sp_packet *copy)
 {
-    uint8_t *buf = alloc_buffer(pkt->len);
+    uint8_t *buf;
+
+    if (sim.fail_every && ++sim.clone_calls % sim.fail_every == 0) {
+        return -1;
+    }
+    buf = alloc_buffer(pkt->len);
 
     memcpy(buf + HEADROOM, pkt->data, pkt->len);
     *copy = *pkt;
@@ -153,7 +172,8 @@ sim_reset(void)
     sim.next_in = 0;
     sim.endless = false;
     sim.refuse_every = 0;
-    sim.tx_calls = 0;
+    sim.fail_every = sim.lose_every = 0;
+    sim.tx_calls = sim.clone_calls = sim.rx_calls = 0;
 }
 
 /* pktgen leaves checksums 0; give IPv4 headers a valid one, so that a
@@ -434,6 +454,41 @@ test_tx_refused_is_counted(void **state)
     sim_reset();
 }
 
+/* Frames rx could not deliver count as received and dropped, by reason;
+ * a copy no buffer was left for counts once, as a copy and a no_buffer
+ * drop; the counters balance. */
+static void
+test_lost_and_uncopied_are_counted(void **state)
+{
+    (void)state;
+    static const char *const copy_all[] = {
+        "in_port=1,actions=output:2,output:3",
+        NULL,
+    };
+    struct sp_dp *dp;
+    struct sp_dp_port_stats p1;
+
+    sim_reset();
+    make_traffic(1000);
+    sim.lose_every = 5;
+    sim.fail_every = 4;
+    dp = make_dp(copy_all, 1);
+    run_to_end(dp);
+    assert_conserved(dp);
+    sp_dp_port_stats(dp, 1, &p1);
+    assert_int_equal(p1.rx, 1000);
+    assert_int_equal(p1.drops[SP_DP_DROP_TOO_LONG], 100);
+    /* 800 delivered: each asks for one copy, every fourth finds none. */
+    assert_int_equal(p1.copies, 800);
+    assert_int_equal(p1.drops[SP_DROP_NO_BUFFER], 100 + 200);
+    assert_int_equal(sim.n_out[2], 600);
+    assert_int_equal(sim.n_out[3], 800);
+    assert_string_equal(sp_dp_drop_name(SP_DP_DROP_TOO_LONG), "too_long");
+    assert_int_equal(sim.live_buffers, 0);
+    sp_dp_destroy(dp);
+    sim_reset();
+}
+
 /* Rules and kernels change while a PMD forwards endless traffic. */
 static void
 test_changes_under_traffic(void **state)
@@ -570,6 +625,7 @@ main(void)
         cmocka_unit_test(test_forwarding),
         cmocka_unit_test(test_identical_across_variants),
         cmocka_unit_test(test_tx_refused_is_counted),
+        cmocka_unit_test(test_lost_and_uncopied_are_counted),
         cmocka_unit_test(test_changes_under_traffic),
         cmocka_unit_test(test_flow_file_errors),
         cmocka_unit_test(test_flow_dump_round_trip),

@@ -37,7 +37,7 @@ struct sp_actions;
     X(TTL, "TTL or hop limit expired")                              \
     X(NO_PORT, "output port missing")                               \
     X(TX_FULL, "transmit batch still full after flush")             \
-    X(NO_BUFFER, "no buffer to copy the packet for another output") \
+    X(NO_BUFFER, "no free buffer for a copy or a multi-mbuf frame") \
     X(NO_HEADROOM, "no headroom to push a VLAN tag")
 
 enum sp_drop_reason {
@@ -104,8 +104,10 @@ struct sp_action_ctx {
     /* Sends (or queues) tx[port] and leaves it empty. Called before an
      * output that would not fit, once per output, not per packet. */
     void (*flush)(struct sp_action_ctx *ctx, uint32_t port);
-    /* A copy of pkt: its own bytes, same length and metadata; NULL when
-     * no buffer is free (that copy is then dropped and counted). */
+    /* A copy of pkt: the pkt->len bytes at pkt->data as the actions so
+     * far left them, in a buffer of its own with 'headroom' bytes in
+     * front, and the same metadata; NULL when no buffer is free (that copy
+     * is then dropped and counted). */
     struct sp_packet *(*clone)(struct sp_action_ctx *ctx,
                                const struct sp_packet *pkt);
     /* Gives back a packet that was dropped. */

@@ -20,16 +20,29 @@
 #define SP_DP_MAX_PORTS 32
 #define SP_DP_MAX_PMDS  64
 
+/* Frames rx took from a port but could not deliver in one contiguous
+ * buffer (they came in several segments): freed by the I/O layer, counted
+ * by the datapath as received and dropped. */
+struct sp_rx_drops {
+    uint32_t too_long;  /* longer than the largest buffer */
+    uint32_t no_buffer; /* no buffer free to gather the segments into */
+};
+
 /* How the datapath moves packets; ports are numbered from 1. */
 struct sp_io_ops {
+    /* Receives up to max packets, each one contiguous at pkt->data for
+     * pkt->len bytes; frees and counts in *drops a frame it cannot give
+     * so. */
     uint32_t (*rx)(unsigned port, unsigned queue, struct sp_packet *pkts,
-                   uint32_t max);
+                   uint32_t max, struct sp_rx_drops *drops);
     /* Sends what it can, frees the rest, returns how many were sent. The
      * frame is pkt->data and pkt->len as the actions left them. */
     uint32_t (*tx)(unsigned port, unsigned queue,
                    struct sp_packet *const *pkts, uint32_t n);
     void (*free)(struct sp_packet *pkt);
-    /* A copy with its own buffer (and the same headroom), or -1. */
+    /* A copy of the frame at pkt->data, pkt->len bytes (as the actions
+     * left it), in its own buffer with the same headroom; -1 when no
+     * buffer is free. */
     int (*clone)(const struct sp_packet *pkt, struct sp_packet *copy);
     uint64_t (*tsc)(void);
     uint32_t headroom; /* writable bytes in front of every packet */
@@ -51,6 +64,7 @@ struct sp_dp_config {
 enum sp_dp_drop_reason {
     SP_DP_DROP_NO_MATCH = SP_DROP_COUNT, /* matched no rule */
     SP_DP_DROP_TX_REFUSED,               /* the device did not take it */
+    SP_DP_DROP_TOO_LONG, /* in segments, too long for one buffer */
     SP_DP_DROP_COUNT
 };
 
@@ -60,7 +74,8 @@ const char *sp_dp_drop_name(unsigned reason);
 /*
  * Counters. A packet is counted as dropped on the port it came in on,
  * except a refused transmit, counted on the port that refused it. Over all
- * ports: rx + copies = tx + drops, exactly.
+ * ports: rx + copies = tx + drops, exactly. 'copies' counts every copy an
+ * output asked for, also one dropped for want of a buffer (no_buffer).
  */
 struct sp_dp_port_stats {
     uint64_t rx, tx, copies;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "simdpath/datapath.h"
 #include "simdpath/dispatch.h"
 #include "simdpath/packet.h"
 
@@ -30,16 +31,19 @@ void sp_io_stop_ports(void);
 
 const char *sp_io_port_name(unsigned port);
 
-/* Receives up to max packets into pkts[] (data, len, in_port, owner). */
+/* Receives up to max packets into pkts[] (data, len, in_port, owner). A
+ * frame that came in several segments is gathered into one buffer (up to
+ * 65,407 bytes), or else freed and counted in *drops. */
 uint32_t sp_io_rx(unsigned port, unsigned queue, struct sp_packet *pkts,
-                  uint32_t max);
+                  uint32_t max, struct sp_rx_drops *drops);
 /* Sends pkt->data/pkt->len (the actions may have moved the start of a
  * frame, e.g. for a VLAN tag); what the device refuses is freed. Returns
  * how many were sent. */
 uint32_t sp_io_tx(unsigned port, unsigned queue, struct sp_packet *const *pkts,
                   uint32_t n);
 void sp_io_free(struct sp_packet *pkt);
-/* A copy with its own buffer; -1 when the pool is empty. */
+/* A copy of pkt->data/pkt->len with its own buffer; -1 when the pool is
+ * empty. */
 int sp_io_clone(const struct sp_packet *pkt, struct sp_packet *copy);
 /* Writable bytes in front of every received packet. */
 uint32_t sp_io_headroom(void);
@@ -49,7 +53,7 @@ struct sp_io_port_stats {
 };
 int sp_io_port_stats(unsigned port, struct sp_io_port_stats *stats);
 
-/* Packet buffers taken from the pool and not given back: 0 once the
+/* Packet buffers taken from the pools and not given back: 0 once the
  * ports are stopped, unless something leaked. */
 unsigned sp_io_mbufs_in_use(void);
 

@@ -96,6 +96,7 @@ static const char *const drop_names[SP_DP_DROP_COUNT] = {
     [SP_DROP_NO_HEADROOM] = "no_headroom",
     [SP_DP_DROP_NO_MATCH] = "no_match",
     [SP_DP_DROP_TX_REFUSED] = "tx_refused",
+    [SP_DP_DROP_TOO_LONG] = "too_long",
 };
 /* A reason added to actions.h needs its name here too. */
 static_assert(SP_DROP_COUNT == 7, "drop_names lists every drop reason");
@@ -160,6 +161,9 @@ actions_clone(struct sp_action_ctx *ctx, const struct sp_packet *pkt)
     struct pmd *pmd = ctx->aux;
     struct sp_packet *copy;
 
+    /* Counted when asked for: one that cannot be made is a no_buffer
+     * drop, and the counters still balance. */
+    bump(&pmd->ports[pmd->in_port].copies, 1);
     if (pmd->n_copies == MAX_COPIES) {
         return NULL;
     }
@@ -168,7 +172,6 @@ actions_clone(struct sp_action_ctx *ctx, const struct sp_packet *pkt)
         return NULL;
     }
     pmd->n_copies++;
-    bump(&pmd->ports[pmd->in_port].copies, 1);
     return copy;
 }
 
@@ -251,6 +254,18 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     pmd->n_copies = 0;
 }
 
+/* Frames rx received but could not deliver: received and dropped. */
+static void
+count_lost(struct pmd *pmd, unsigned port, struct sp_rx_drops *lost)
+{
+    struct port_counters *c = &pmd->ports[port];
+
+    bump(&c->rx, lost->too_long + lost->no_buffer);
+    bump(&c->drops[SP_DP_DROP_TOO_LONG], lost->too_long);
+    bump(&c->drops[SP_DROP_NO_BUFFER], lost->no_buffer);
+    *lost = (struct sp_rx_drops){0};
+}
+
 int
 sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
 {
@@ -258,6 +273,7 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
     const struct sp_io_ops *io = dp->io;
     unsigned n_queues = dp->config.n_ports * dp->config.n_rxq;
     struct sp_packet pkts[SP_BATCH_MAX];
+    struct sp_rx_drops lost = {0};
 
     rcu_register_thread();
     __atomic_add_fetch(&dp->running_pmds, 1, __ATOMIC_ACQ_REL);
@@ -268,8 +284,11 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
             unsigned port = q / dp->config.n_rxq + 1;
             uint64_t start = io->tsc();
             uint32_t n =
-                io->rx(port, q % dp->config.n_rxq, pkts, SP_BATCH_MAX);
+                io->rx(port, q % dp->config.n_rxq, pkts, SP_BATCH_MAX, &lost);
 
+            if (lost.too_long | lost.no_buffer) {
+                count_lost(pmd, port, &lost);
+            }
             if (n) {
                 pmd->in_port = port;
                 bump(&pmd->ports[port].rx, n);

@@ -20,9 +20,18 @@
 #define POOL_CACHE 256
 #define POOL_PER_Q 4096 /* mbufs per queue: descriptors plus bursts */
 #define POOL_MIN   8191
+/* Frames longer than a pool buffer arrive in segments; they are gathered
+ * into one buffer from a second pool, since the parser and the actions read
+ * a frame as one array. Its buffers are the largest an mbuf has; a few
+ * hundred cover the bursts in flight (one buffer per frame and per copy of
+ * one). */
+#define LARGE_BUF_SIZE UINT16_MAX
+#define LARGE_MBUFS    511
+#define SMALL_LEN      RTE_MBUF_DEFAULT_DATAROOM
+#define LARGE_LEN      (LARGE_BUF_SIZE - RTE_PKTMBUF_HEADROOM)
 
 static bool eal_ready;
-static struct rte_mempool *pool;
+static struct rte_mempool *pool, *large_pool;
 static unsigned n_ports;
 static uint16_t dpdk_id[SP_IO_MAX_PORTS + 1]; /* by simdpath port number */
 static char port_names[SP_IO_MAX_PORTS + 1][RTE_ETH_NAME_MAX_LEN];
@@ -146,6 +155,14 @@ sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
         return sp_err_set(err, "cannot create the packet pool: %s",
                           rte_strerror(rte_errno));
     }
+    large_pool = rte_pktmbuf_pool_create("sp_large_pool", LARGE_MBUFS, 0, 0,
+                                         LARGE_BUF_SIZE, (int)rte_socket_id());
+    if (!large_pool) {
+        return sp_err_set(err,
+                          "cannot create the pool for frames over %d "
+                          "bytes: %s",
+                          SMALL_LEN, rte_strerror(rte_errno));
+    }
     for (unsigned port = 1; port <= n_ports; port++) {
         if (start_port(port, rxq, txq, err)) {
             sp_io_stop_ports();
@@ -173,32 +190,83 @@ sp_io_port_name(unsigned port)
     return port >= 1 && port <= n_ports ? port_names[port] : "?";
 }
 
+/* A one-segment mbuf for a frame of len bytes after the usual headroom,
+ * the bytes still to be written, or NULL. */
+static struct rte_mbuf *
+alloc_frame(uint32_t len, uint16_t port)
+{
+    struct rte_mbuf *m;
+
+    if (len > LARGE_LEN) {
+        return NULL;
+    }
+    m = rte_pktmbuf_alloc(len <= SMALL_LEN ? pool : large_pool);
+    if (m) {
+        m->data_len = (uint16_t)len;
+        m->pkt_len = len;
+        m->port = port;
+    }
+    return m;
+}
+
+/* The frame of a chain of segments in one buffer; the chain is freed. A
+ * frame that does not fit or finds no buffer is counted in *drops and
+ * freed, and NULL returned. */
+static __rte_noinline struct rte_mbuf *
+gather(struct rte_mbuf *m, struct sp_rx_drops *drops)
+{
+    uint32_t len = rte_pktmbuf_pkt_len(m);
+    struct rte_mbuf *one = alloc_frame(len, m->port);
+
+    if (one) {
+        uint8_t *dst = rte_pktmbuf_mtod(one, uint8_t *);
+        const void *src = rte_pktmbuf_read(m, 0, len, dst);
+
+        if (src != dst) { /* all of it was in the first segment */
+            memcpy(dst, src, len);
+        }
+    } else if (len > LARGE_LEN) {
+        drops->too_long++;
+    } else {
+        drops->no_buffer++;
+    }
+    rte_pktmbuf_free(m);
+    return one;
+}
+
 static void
 from_mbuf(struct rte_mbuf *m, unsigned port, struct sp_packet *pkt)
 {
     pkt->data = rte_pktmbuf_mtod(m, uint8_t *);
-    /* The parser sees the first segment; headers live there. */
     pkt->len = rte_pktmbuf_data_len(m);
     pkt->in_port = (uint16_t)port;
     pkt->owner = m;
 }
 
 uint32_t
-sp_io_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max)
+sp_io_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max,
+         struct sp_rx_drops *drops)
 {
     struct rte_mbuf *mbufs[SP_BATCH_MAX];
+    uint32_t got = 0;
     uint16_t n;
 
     n = rte_eth_rx_burst(dpdk_id[port], (uint16_t)queue, mbufs,
                          (uint16_t)(max < SP_BATCH_MAX ? max : SP_BATCH_MAX));
     for (uint16_t i = 0; i < n; i++) {
-        from_mbuf(mbufs[i], port, &pkts[i]);
+        struct rte_mbuf *m = mbufs[i];
+
+        if (unlikely(m->nb_segs > 1) && !(m = gather(m, drops))) {
+            continue;
+        }
+        from_mbuf(m, port, &pkts[got++]);
     }
-    return n;
+    return got;
 }
 
 /* The mbuf of a packet, its start and length brought up to date with
- * what the actions did to pkt->data and pkt->len (VLAN push and pop). */
+ * what the actions did to pkt->data and pkt->len (VLAN push and pop).
+ * Every packet is one segment: rx gathered the others. */
 static struct rte_mbuf *
 to_mbuf(const struct sp_packet *pkt)
 {
@@ -207,8 +275,8 @@ to_mbuf(const struct sp_packet *pkt)
 
     if (pkt->data != start || pkt->len != m->data_len) {
         m->data_off = (uint16_t)(pkt->data - (uint8_t *)m->buf_addr);
-        m->pkt_len = m->pkt_len - m->data_len + pkt->len;
         m->data_len = (uint16_t)pkt->len;
+        m->pkt_len = pkt->len;
     }
     return m;
 }
@@ -238,14 +306,19 @@ sp_io_free(struct sp_packet *pkt)
     pkt->owner = NULL;
 }
 
+/* From pkt->data and pkt->len, not from the mbuf: the actions have not
+ * told the mbuf where the frame starts and ends now (to_mbuf does, at
+ * transmit). */
 int
 sp_io_clone(const struct sp_packet *pkt, struct sp_packet *copy)
 {
-    struct rte_mbuf *m = rte_pktmbuf_copy(pkt->owner, pool, 0, UINT32_MAX);
+    const struct rte_mbuf *from = pkt->owner;
+    struct rte_mbuf *m = alloc_frame(pkt->len, from->port);
 
     if (!m) {
         return -1;
     }
+    memcpy(rte_pktmbuf_mtod(m, uint8_t *), pkt->data, pkt->len);
     *copy = *pkt;
     copy->data = rte_pktmbuf_mtod(m, uint8_t *);
     copy->owner = m;
@@ -277,7 +350,8 @@ sp_io_port_stats(unsigned port, struct sp_io_port_stats *stats)
 unsigned
 sp_io_mbufs_in_use(void)
 {
-    return pool ? rte_mempool_in_use_count(pool) : 0;
+    return (pool ? rte_mempool_in_use_count(pool) : 0) +
+           (large_pool ? rte_mempool_in_use_count(large_pool) : 0);
 }
 
 unsigned

@@ -236,6 +236,27 @@ def split_actions(text):
     return out
 
 
+def vlan_tagged(f):
+    """An outer 802.1Q or 802.1ad tag, whole."""
+    return len(f) >= 18 and struct.unpack("!H", f[12:14])[0] in (
+        ETH_VLAN, ETH_QINQ)
+
+
+def shift_headers(pkt, by):
+    pkt.l3 += by
+    if hasattr(pkt, "l4"):
+        pkt.l4 += by
+
+
+def set_tci(pkt, keep, value):
+    """The outer tag's TCI bits outside 'keep' set from 'value'."""
+    f = pkt.frame
+    if vlan_tagged(f):
+        tci = struct.unpack("!H", f[14:16])[0] & keep | value
+        f[14:16] = struct.pack("!H", tci)
+        pkt.vlan = tci
+
+
 def apply(rule, pkt, outputs, drops):
     f = pkt.frame
     for act in rule.actions:
@@ -265,11 +286,23 @@ def apply(rule, pkt, outputs, drops):
             f[pkt.l3 + 1] = (f[pkt.l3 + 1] & 3) | (int(arg, 0) & 0xFC)
             pkt.fix_checksums()
         elif name == "strip_vlan":
-            if pkt.vlan is not None:
+            if vlan_tagged(f):
                 del f[12:16]
-                pkt.l3 -= 4
-                pkt.l4 -= 4 if hasattr(pkt, "l4") else 0
-                pkt.vlan = None
+                shift_headers(pkt, -4)
+                pkt.vlan = struct.unpack("!H", f[14:16])[0] \
+                    if vlan_tagged(f) else None
+        elif name == "push_vlan":
+            # OpenFlow's push: the new outer tag takes VID and PCP (not
+            # DEI) from the tag it goes in front of, none: 0.
+            tci = struct.unpack("!H", f[14:16])[0] & 0xEFFF \
+                if vlan_tagged(f) else 0
+            f[12:12] = struct.pack("!HH", int(arg, 0), tci)
+            shift_headers(pkt, 4)
+            pkt.vlan = tci
+        elif name == "mod_vlan_vid":
+            set_tci(pkt, 0xF000, int(arg, 0) & 0xFFF)
+        elif name == "mod_vlan_pcp":
+            set_tci(pkt, 0x1FFF, (int(arg, 0) & 7) << 13)
         elif name in ("mod_tp_src", "mod_tp_dst"):
             off = 0 if name == "mod_tp_src" else 2
             f[pkt.l4 + off:pkt.l4 + off + 2] = struct.pack("!H", int(arg))
@@ -286,18 +319,15 @@ def apply(rule, pkt, outputs, drops):
     drops["action_drop"] = drops.get("action_drop", 0) + 1
 
 
-def main():
-    if len(sys.argv) != 5:
-        raise SystemExit(__doc__)
-    frames = read_pcap(sys.argv[1])
+def forward(frames, lines, in_port):
+    """What the rules (flow file lines) do to frames received on in_port:
+    ({port: [frame, ...]}, {reason: count}, frames not modelled)."""
     rules = []
-    with open(sys.argv[2]) as fl:
-        for line in fl:
-            line = line.strip()
-            if line and not line.startswith("#"):
-                rules.append(Rule(line, len(rules)))
+    for line in lines:
+        line = line.strip()
+        if line and not line.startswith("#"):
+            rules.append(Rule(line, len(rules)))
     rules.sort(key=lambda r: (-r.priority, r.order))
-    in_port, out_dir = int(sys.argv[3]), sys.argv[4]
     outputs, drops, skipped = {}, {}, 0
     for frame in frames:
         pkt = Packet(frame, in_port)
@@ -309,6 +339,16 @@ def main():
             drops["no_match"] = drops.get("no_match", 0) + 1
             continue
         apply(rule, pkt, outputs, drops)
+    return outputs, drops, skipped
+
+
+def main():
+    if len(sys.argv) != 5:
+        raise SystemExit(__doc__)
+    with open(sys.argv[2]) as fl:
+        lines = fl.readlines()
+    in_port, out_dir = int(sys.argv[3]), sys.argv[4]
+    outputs, drops, skipped = forward(read_pcap(sys.argv[1]), lines, in_port)
     os.makedirs(out_dir, exist_ok=True)
     for port, out in sorted(outputs.items()):
         write_pcap(os.path.join(out_dir, "port%d.pcap" % port), out)

@@ -22,6 +22,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import model  # noqa: E402
+from report import RESULTS, check, conserved, counters, no_leak  # noqa
 
 EXE, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 # SP_WRAPPER (e.g. "qemu-aarch64 -L SYSROOT") runs simdpath on another CPU.
@@ -33,16 +34,6 @@ REFERENCE = os.environ.get("SP_REFERENCE", "")
 CORPUS = sys.argv[3] if len(sys.argv) > 3 else ""
 EXAMPLES = os.path.join(SRC, "examples")
 WORK = tempfile.mkdtemp(prefix="simdpath-it-")
-RESULTS = {"passed": 0, "failed": 0, "skipped": 0}
-
-
-def check(cond, what):
-    if cond:
-        RESULTS["passed"] += 1
-    else:
-        RESULTS["failed"] += 1
-        print("FAIL: " + what)
-    return cond
 
 
 def run(args, cwd=WORK, env=None, timeout=120, cmd=None):
@@ -55,31 +46,6 @@ def run(args, cwd=WORK, env=None, timeout=120, cmd=None):
                        capture_output=True,
                        text=True, timeout=timeout)
     return p.returncode, p.stdout, p.stderr
-
-
-def counters(text):
-    """Port counters from the report: {port: {rx, tx, copies, drops}}."""
-    ports = {}
-    for m in re.finditer(r"^port (\d+) \([^)]*\): rx (\d+) tx (\d+) "
-                         r"copies (\d+) dropped(.*)$", text, re.M):
-        drops = dict((k, int(v)) for k, v in
-                     re.findall(r" (\w+) (\d+)", m.group(5)))
-        ports[int(m.group(1))] = {"rx": int(m.group(2)),
-                                  "tx": int(m.group(3)),
-                                  "copies": int(m.group(4)),
-                                  "drops": drops}
-    return ports
-
-
-def no_leak(text):
-    return "mbufs in use after the ports closed: 0\n" in text
-
-
-def conserved(ports):
-    """Every packet received or copied was sent or dropped for a reason."""
-    rx = sum(p["rx"] + p["copies"] for p in ports.values())
-    out = sum(p["tx"] + sum(p["drops"].values()) for p in ports.values())
-    return rx == out and rx > 0
 
 
 def flow_of(frame):
