@@ -104,6 +104,9 @@ expect 1 "ctl without a running simdpath" -- ctl --socket /nonexistent/ctl \
     counters-show && has "$err" "cannot connect to /nonexistent/ctl" \
     "ctl names the socket it tried"
 expect 2 "ctl without a command" -- ctl
+SIMDPATH_IMPL=bogus expect 1 "ctl ignores SIMDPATH_IMPL" -- ctl --socket \
+    /nonexistent/ctl stop && has "$err" "cannot connect to /nonexistent/ctl" \
+    "ctl under a bad SIMDPATH_IMPL"
 if run run --help >"$out" 2>"$err"; then
     passed=$((passed + 1))
     has "$out" "--flows FILE" "run --help lists its options"
