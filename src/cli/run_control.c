@@ -216,8 +216,9 @@ static const struct sp_ctl_command commands[] = {
      "flow-del MATCH: delete the rule with exactly this match "
      "and priority",
      true, ctl_flow_del},
-    {"flow-dump", "flow-dump: every rule with its hit count", false,
-     ctl_flow_dump},
+    {"flow-dump",
+     "flow-dump: every rule, highest priority first, as flow-add takes it",
+     false, ctl_flow_dump},
     {"counters-show", "counters-show: port and PMD counters", false,
      ctl_counters_show},
     {"counters-clear", "counters-clear: zero every counter", false,

@@ -277,8 +277,8 @@ def test_concurrency():
 
 
 def test_lines():
-    """Items 6 and 12: what a command line may hold, one reply per
-    line."""
+    """Items 6, 10 and 12: what a command line may hold, one reply per
+    line, every rule dumped whole."""
     r = Run("lines")
     if not r.ready:
         r.finish("kill")
@@ -316,12 +316,22 @@ def test_lines():
     got = request(r.path, b"flow-add " + (rule % 12).encode())
     check(got.startswith(b"ERROR: line without a newline"),
           "a line ended by EOF is not executed: %r" % got)
+    long_rule = ("priority=20,udp,actions=" +
+                 ",".join("mod_nw_src:192.168.%d.%d" % (i, 200 + i % 50)
+                          for i in range(61)) + ",output:2")
+    rc, _, err = ctl(r.path, "flow-add", long_rule)
+    check(rc == 0, "flow-add of a %d-byte rule: %r" % (len(long_rule), err))
     rules = dump(r.path) or []
     prios = set(ln.split(",")[0] for ln in rules)
     check({"priority=6", "priority=10", "priority=11"} <= prios,
           "the executed lines' rules are in: %s" % sorted(prios))
     check(not prios & {"priority=%d" % p for p in (7, 8, 9, 12, 13)},
           "no refused line added a rule: %s" % sorted(prios))
+    check(long_rule in rules, "flow-dump prints the %d-byte rule whole: "
+          "%r" % (len(long_rule), [ln[-40:] for ln in rules]))
+    rc, out, _ = ctl(r.path, "help")
+    check(rc == 0 and b"hit count" not in out and b"flow-dump" in out,
+          "help promises no hit counts: %r" % out)
 
     # What reaches the terminal: bytes from bad input come back escaped.
     rc, out, err = ctl(r.path, "flow-add", b"ip,\x9b31m=1,actions=drop")
