@@ -104,9 +104,56 @@ expect 1 "ctl without a running simdpath" -- ctl --socket /nonexistent/ctl \
     counters-show && has "$err" "cannot connect to /nonexistent/ctl" \
     "ctl names the socket it tried"
 expect 2 "ctl without a command" -- ctl
+expect 2 "ctl with an empty socket path" -- ctl --socket "" counters-show &&
+    has "$err" "the control socket path is empty" "ctl empty socket path"
+expect 2 "ctl argument with a newline" -- ctl --socket /nonexistent/ctl \
+    flow-add "$(printf 'ip,actions=drop\nstop')" &&
+    has "$err" "argument 2 holds control byte 0x0a" "ctl newline argument"
+SIMDPATH_IMPL=bogus expect 1 "ctl ignores SIMDPATH_IMPL" -- ctl --socket \
+    /nonexistent/ctl stop && has "$err" "cannot connect to /nonexistent/ctl" \
+    "ctl under a bad SIMDPATH_IMPL"
 if run run --help >"$out" 2>"$err"; then
     passed=$((passed + 1))
     has "$out" "--flows FILE" "run --help lists its options"
+    # A bad control socket path stops run before DPDK starts (exit 2; a
+    # net_bogus0 port would fail in EAL with 1).
+    ctldir=$(mktemp -d)
+    printf 'actions=output:1\n' >"$ctldir/flows"
+    cp "$ctldir/flows" "$ctldir/flows.orig"
+    mkdir "$ctldir/open" && chmod 1777 "$ctldir/open"
+    bad_ctl() {
+        expect 2 "$1" -- run --port net_bogus0 --flows "$ctldir/flows" \
+            --ctl "$2" && has "$err" "$3" "$1"
+    }
+    bad_ctl "--ctl empty" "" "the control socket path is empty"
+    bad_ctl "--ctl too long" "$ctldir/$(printf '%0120d' 0)" \
+        "is longer than 107 bytes"
+    bad_ctl "--ctl a directory" "$ctldir" "exists and is not a socket"
+    bad_ctl "--ctl the flow file" "$ctldir/flows" "exists and is not a socket"
+    if cmp -s "$ctldir/flows" "$ctldir/flows.orig"; then
+        passed=$((passed + 1))
+    else
+        echo "FAIL: --ctl FILE changed the file"; failed=$((failed + 1))
+    fi
+    bad_ctl "--ctl in a missing directory" "$ctldir/none/ctl" \
+        "control socket directory $ctldir/none: No such file or directory"
+    bad_ctl "--ctl under a file" "$ctldir/flows/ctl" "is not a directory"
+    bad_ctl "--ctl in a world-writable directory" "$ctldir/open/ctl" \
+        "may be written by another user"
+    if [ "$(id -u)" -eq 0 ]; then
+        bad_ctl "--ctl where no socket can be made" /proc/simdpath.ctl \
+            "cannot create control socket /proc/simdpath.ctl"
+    else
+        mkdir "$ctldir/ro" && chmod 0500 "$ctldir/ro"
+        bad_ctl "--ctl in a read-only directory" "$ctldir/ro/ctl" \
+            "cannot create control socket $ctldir/ro/ctl: Permission denied"
+    fi
+    SIMDPATH_CTL='' XDG_RUNTIME_DIR="$ctldir/open" expect 2 \
+        "world-writable XDG_RUNTIME_DIR" -- run --port net_bogus0 \
+        --flows "$ctldir/flows" &&
+        has "$err" "directory $ctldir/open may be written by another user" \
+            "world-writable XDG_RUNTIME_DIR"
+    rm -rf "$ctldir"
 else
     # Built without DPDK (the arm64 cross build): run says so.
     has "$err" "built without DPDK" "run without DPDK explains itself"

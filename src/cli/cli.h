@@ -38,9 +38,10 @@ void sp_cli_print_kernels(FILE *out);
 struct sp_dp;
 struct sp_dp_config;
 
-/* simdpath run's control commands, telemetry and final report. */
+/* simdpath run's control commands (on the socket sp_ctl_open() made),
+ * telemetry and final report. */
 int sp_run_control_start(struct sp_dp *dp, const struct sp_dp_config *config,
-                         const char *path, struct sp_err *err);
+                         struct sp_err *err);
 void sp_run_telemetry_register(void);
 /* Prints the kernels in use and every counter; returns the autovalidate
  * mismatches seen (their count is printed when any check ran). */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +51,10 @@ static const char usage_text[] =
     "  -V, --version        show the version and exit\n"
     "\n"
     "Environment:\n"
-    "  SIMDPATH_IMPL        the same grammar as --impl\n"
+    "  SIMDPATH_IMPL        the same grammar as --impl (ctl ignores it)\n"
     "  SIMDPATH_CTL         the control socket (default\n"
-    "                       $XDG_RUNTIME_DIR/simdpath.ctl)\n"
+    "                       $XDG_RUNTIME_DIR/simdpath.ctl, else for root\n"
+    "                       /run/simdpath/simdpath.ctl)\n"
     "\n"
     "Exit status: 0 success, 1 the command found a problem, 2 a bad\n"
     "option, value or environment.\n"
@@ -137,6 +139,7 @@ sp_cli_common_option(int opt, const char *arg)
 struct command {
     const char *name;
     int (*run)(int argc, char **argv);
+    bool kernels; /* uses the kernels, so SIMDPATH_IMPL applies */
 };
 
 #ifndef SP_HAVE_DPDK
@@ -153,11 +156,12 @@ run_without_dpdk(int argc, char **argv)
 #endif
 
 static const struct command commands[] = {
-    {"run", sp_cmd_run},
-    {"impls", sp_cmd_impls},
-    {"check", sp_cmd_check},
-    {"ctl", sp_cmd_ctl},
-    {"parse-pcap", sp_cmd_parse_pcap},
+    {"run", sp_cmd_run, true},
+    {"impls", sp_cmd_impls, true},
+    {"check", sp_cmd_check, true},
+    /* A bad SIMDPATH_IMPL must not keep anyone from stopping a run. */
+    {"ctl", sp_cmd_ctl, false},
+    {"parse-pcap", sp_cmd_parse_pcap, true},
 };
 
 int
@@ -206,16 +210,17 @@ main(int argc, char **argv)
         fputs(usage_text, stdout);
         return SP_EXIT_OK;
     }
-    if ((max_simd && apply_max_simd(max_simd)) ||
-        (env && apply_impl("SIMDPATH_IMPL", env)) ||
-        (impl && apply_impl("--impl", impl))) {
-        return SP_EXIT_USAGE;
-    }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (!strcmp(argv[optind], commands[i].name)) {
-            optind++;
-            return commands[i].run(argc - optind + 1, argv + optind - 1);
+        if (strcmp(argv[optind], commands[i].name)) {
+            continue;
         }
+        if ((max_simd && apply_max_simd(max_simd)) ||
+            (env && commands[i].kernels && apply_impl("SIMDPATH_IMPL", env)) ||
+            (impl && apply_impl("--impl", impl))) {
+            return SP_EXIT_USAGE;
+        }
+        optind++;
+        return commands[i].run(argc - optind + 1, argv + optind - 1);
     }
     sp_cli_error(argv[optind], "unknown command; commands: run, impls, "
                                "check, ctl, parse-pcap, help");

@@ -43,8 +43,11 @@ static const char run_usage[] =
     "                         8192; 0 disables the cache)\n"
     "  --emc-insert-inv-prob N\n"
     "                         insert one cache miss in N (default 100)\n"
-    "  --ctl PATH             control socket (default\n"
-    "                         $XDG_RUNTIME_DIR/simdpath.ctl)\n"
+    "  --ctl PATH             control socket (default $SIMDPATH_CTL,\n"
+    "                         else $XDG_RUNTIME_DIR/simdpath.ctl, else for\n"
+    "                         root /run/simdpath/simdpath.ctl); refused if\n"
+    "                         PATH holds anything but a socket nobody\n"
+    "                         serves, or others may write its directory\n"
     "  --duration SECONDS     stop after this long (default: at SIGINT or\n"
     "                         SIGTERM)\n"
     "  --exit-when-idle MS    stop once no packet arrived for MS\n"
@@ -422,7 +425,7 @@ serve(struct sp_dp *dp, const struct run_options *o)
     struct pmd_launch launches[SP_DP_MAX_PMDS];
     struct sp_err err;
 
-    if (sp_run_control_start(dp, &o->dp, o->ctl_path, &err)) {
+    if (sp_run_control_start(dp, &o->dp, &err)) {
         sp_cli_error("run", "%s", err.msg);
         return SP_EXIT_FAILURE;
     }
@@ -482,9 +485,17 @@ sp_cmd_run(int argc, char **argv)
         sp_dp_destroy(dp);
         return SP_EXIT_USAGE;
     }
+    /* So is the control socket: every problem with its path is found
+     * before DPDK starts. */
+    if (sp_ctl_open(o.ctl_path, &err)) {
+        sp_cli_error("run", "%s", err.msg);
+        sp_dp_destroy(dp);
+        return SP_EXIT_USAGE;
+    }
     eal_argc = build_eal_args(&o, eal_argv, cores, sizeof cores);
     if (sp_io_init(eal_argc, eal_argv, o.ports, o.n_ports, &err)) {
         sp_cli_error("run", "%s", err.msg);
+        sp_ctl_stop();
         sp_dp_destroy(dp);
         sp_io_cleanup();
         return SP_EXIT_FAILURE;
@@ -516,6 +527,7 @@ sp_cmd_run(int argc, char **argv)
             rc = SP_EXIT_FAILURE;
         }
     }
+    sp_ctl_stop();
     sp_dp_destroy(dp);
     sp_io_cleanup();
     return rc;

@@ -202,35 +202,37 @@ ctl_stop(const char *args, FILE *out, void *ctx, struct sp_err *err)
 }
 
 static const struct sp_ctl_command commands[] = {
-    {"impl-show", "impl-show: the kernel x variant table", ctl_impl_show},
+    {"impl-show", "impl-show: the kernel x variant table", false,
+     ctl_impl_show},
     {"impl-set",
-     "impl-set SPEC: switch kernels, e.g. mfex=avx2 or autovalidate",
+     "impl-set SPEC: switch kernels, e.g. mfex=avx2 or autovalidate", true,
      ctl_impl_set},
     {"autovalidate-show",
      "autovalidate-show: comparisons and mismatches per kernel and variant",
-     ctl_autovalidate_show},
-    {"flow-add", "flow-add RULE: add a rule (docs/flow-syntax.md)",
+     false, ctl_autovalidate_show},
+    {"flow-add", "flow-add RULE: add a rule (docs/flow-syntax.md)", true,
      ctl_flow_add},
     {"flow-del",
      "flow-del MATCH: delete the rule with exactly this match "
      "and priority",
-     ctl_flow_del},
-    {"flow-dump", "flow-dump: every rule with its hit count", ctl_flow_dump},
-    {"counters-show", "counters-show: port and PMD counters",
+     true, ctl_flow_del},
+    {"flow-dump",
+     "flow-dump: every rule, highest priority first, as flow-add takes it",
+     false, ctl_flow_dump},
+    {"counters-show", "counters-show: port and PMD counters", false,
      ctl_counters_show},
-    {"counters-clear", "counters-clear: zero every counter",
+    {"counters-clear", "counters-clear: zero every counter", false,
      ctl_counters_clear},
-    {"stop", "stop: stop forwarding and exit", ctl_stop},
+    {"stop", "stop: stop forwarding and exit", false, ctl_stop},
 };
 
 int
 sp_run_control_start(struct sp_dp *dp, const struct sp_dp_config *config,
-                     const char *path, struct sp_err *err)
+                     struct sp_err *err)
 {
     running_dp = dp;
     running_config = config;
-    return sp_ctl_start(path, commands, sizeof commands / sizeof *commands, dp,
-                        err);
+    return sp_ctl_start(commands, sizeof commands / sizeof *commands, dp, err);
 }
 
 /* Puts one counter named "<thing><index>_<field>". */

@@ -576,12 +576,18 @@ sp_dp_flows_dump(struct sp_dp *dp, FILE *out)
     qsort(dp->flows, dp->n_flows, sizeof *dp->flows, compare_flows);
     for (unsigned i = 0; i < dp->n_flows; i++) {
         const struct sp_rule *r = dp->flows[i];
-        char match[1024], actions[1024];
+        char match[1024];
+        int len = sp_actions_format(r->actions, NULL, 0);
+        char *actions = malloc((size_t)len + 1);
 
+        /* The match has a bounded number of fields; the actions not. */
         sp_flow_format(&r->match.key, &r->match.mask, match, sizeof match);
-        sp_actions_format(r->actions, actions, sizeof actions);
+        if (actions) {
+            sp_actions_format(r->actions, actions, (size_t)len + 1);
+        }
         fprintf(out, "priority=%u%s%s,actions=%s\n", r->priority,
-                match[0] ? "," : "", match, actions);
+                match[0] ? "," : "", match, actions ? actions : "");
+        free(actions);
     }
     pthread_mutex_unlock(&dp->flows_lock);
 }
