@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Derives and checks the CRC-32C folding constants of src/crc32c_fold.h.
+"""Derives and checks the CRC-32C folding constants of
+src/common/crc32c_fold.h.
 
 The key hash folds the first 48 bytes of a 64-byte key onto its last 16
 with carry-less multiplies: each 64-bit word w at byte offset p becomes

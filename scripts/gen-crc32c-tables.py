@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/scalar/crc32c_tables.h: slicing-by-8 tables for CRC-32C.
+"""Writes src/common/crc32c_tables.h: slicing-by-8 tables for CRC-32C.
 
 Run from the project root: python3 scripts/gen-crc32c-tables.py
 """
@@ -36,7 +36,7 @@ def main():
             out.append("        " + row + ",")
         out.append("    },")
     out += ["};", "", "#endif /* SP_CRC32C_TABLES_H */", ""]
-    with open("src/scalar/crc32c_tables.h", "w") as f:
+    with open("src/common/crc32c_tables.h", "w") as f:
         f.write("\n".join(out))
 
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mfex_profile.h" /* src/: the SIMD parsers' shared tables */
+#include "generic/mfex_profile.h" /* the SIMD parsers' shared tables */
 #include "mfexcheck.h"
 #include "simdpath/mfex.h"
 #include "simdpath/pktgen.h"

@@ -50,11 +50,12 @@ extern const uint32_t sp_test_batch_sizes[];
 extern const unsigned sp_test_batch_size_count;
 
 /*
- * Checksums computed from scratch, independent of src/csum.h: the RFC 1071
- * sum of big-endian words (an odd last byte padded with 0), its fold, and
- * the TCP/UDP/ICMPv6 checksum of the segment at l4 with the pseudo header
- * of the IPv4 or IPv6 header at ip (next header: ip's protocol byte, or
- * 'proto' when not 0), its own checksum field taken as 0.
+ * Checksums computed from scratch, independent of src/common/csum.h: the
+ * RFC 1071 sum of big-endian words (an odd last byte padded with 0), its
+ * fold, and the TCP/UDP/ICMPv6 checksum of the segment at l4 with the
+ * pseudo header of the IPv4 or IPv6 header at ip (next header: ip's
+ * protocol byte, or 'proto' when not 0), its own checksum field taken as
+ * 0.
  */
 uint32_t sp_test_sum_be(const uint8_t *p, uint32_t len);
 uint16_t sp_test_fold_be(uint32_t sum);

@@ -104,7 +104,7 @@ static_assert(sizeof(struct sp_cls_bucket) == 64,
  * A slot's copy is written only while the slot is empty, after a release
  * fence, and its rule published after it; a lookup reads the rule pointer,
  * the copy, then the pointer again, and if that changed it compares the
- * rule's own key instead (sp_cls_slot_changed in src/cls_probe.h). */
+ * rule's own key instead (sp_cls_slot_changed in src/generic/classifier.h). */
 #define SP_CLS_LINES_COPIES (1 + SP_CLS_SLOTS)
 
 /* Smaller subtables never get copies: their rules stay in the caches, and

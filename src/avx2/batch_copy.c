@@ -9,7 +9,8 @@
  */
 #include <immintrin.h>
 
-#include "isa.h"
+#include "dispatch/isa.h"
+#include "generic/batch_copy.h"
 
 /* For each 4-bit selection, the 32-bit lanes that pack the selected
  * 64-bit pointers to the front. */

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Subtable lookup with AVX2: crc32 hashes and the probing passes
- * (mask_hash.h, cls_probe.h) with one 256-bit compare of a bucket's 5
- * signatures and two 256-bit compares of a 64-byte key (compare.h).
+ * (src/x86/classifier.h, src/generic/classifier.h) with one 256-bit compare of
+ * a bucket's 5 signatures and two 256-bit compares of a 64-byte key
+ * (compare.h).
  */
 #include "avx2/compare.h"
-#include "avx2/mask_hash.h"
-#include "isa.h"
+#include "dispatch/isa.h"
+#include "x86/classifier.h"
 
 /* The 256-bit load takes the bucket's first 32 bytes: the signatures, then
  * moved_hint and half a rule pointer, whose lanes are masked off. */

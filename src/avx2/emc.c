@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * EMC lookup with AVX2 (the loop of emc_probe.h): the bucket's 8
+ * EMC lookup with AVX2 (the loop of src/generic/emc.h): the bucket's 8
  * signatures in one 256-bit compare, then the candidate ways in order:
  * generation, and the 64-byte key in two 256-bit compares.
  */
 #include "avx2/compare.h"
-#include "emc_probe.h"
-#include "isa.h"
+#include "dispatch/isa.h"
+#include "generic/emc.h"
 
 uint32_t
 sp_avx2_emc(const struct sp_emc *emc, uint64_t gen,

@@ -3,13 +3,13 @@
  * Key hash with PCLMULQDQ and the SSE4.2 crc32 instruction, which every
  * AVX2 CPU has: the masked key is loaded as two 256-bit halves, its first
  * three 128-bit lanes are folded onto the fourth with six carry-less
- * multiplies (src/crc32c_fold.h), and two crc32 steps finish it. That
+ * multiplies (src/common/crc32c_fold.h), and two crc32 steps finish it. That
  * replaces a chain of eight dependent crc32 steps per key.
  */
 #include <immintrin.h>
 
-#include "isa.h"
-#include "x86_crc32c.h"
+#include "dispatch/isa.h"
+#include "x86/crc32c.h"
 
 void
 sp_avx2_hash(const struct sp_flow_key *keys, const struct sp_flow_key *mask,

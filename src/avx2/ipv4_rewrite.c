@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IPv4 rewrite with AVX2 (src/ipv4_rewrite_x86.h): the 20-byte header
+ * IPv4 rewrite with AVX2 (src/x86/ipv4_rewrite.h): the 20-byte header
  * comes in as a 16-byte and a 4-byte load and goes back the same way, the
  * new checksum inserted into word 5. No vpmaskmov: qemu and valgrind do
  * not emulate its fault suppression.
  */
-#include "ipv4_rewrite_x86.h"
-#include "isa.h"
+#include "dispatch/isa.h"
+#include "x86/ipv4_rewrite.h"
 
 static __m256i
 load_header(const uint8_t *ip)

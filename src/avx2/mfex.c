@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Miniflow extract with AVX2 profiles (see mfex_profile.h). pshufb only
- * shuffles within 16-byte lanes, so each 16 bytes of the key are shuffled
+ * Miniflow extract with AVX2 profiles (see src/generic/mfex_profile.h). pshufb
+ * only shuffles within 16-byte lanes, so each 16 bytes of the key are shuffled
  * out of one or two 16-byte windows of the packet that hold every byte the
  * profile's permute puts there (SP_MFEX_WIN_A and SP_MFEX_WIN_B, with
  * their controls in the profile). Every window ends within
@@ -10,8 +10,8 @@
  */
 #include <immintrin.h>
 
-#include "isa.h"
-#include "mfex_profile.h"
+#include "dispatch/isa.h"
+#include "generic/mfex_profile.h"
 
 /* A profile's vectors for a run of its shape: probe, the controls of
  * windows A and B of each key half, keep and set. */
@@ -110,4 +110,4 @@ build_key(const struct loaded_profile *lp, unsigned shape,
 }
 
 #define MFEX_FN sp_avx2_mfex
-#include "mfex_loop.h"
+#include "generic/mfex.h"

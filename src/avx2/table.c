@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "isa.h"
+#include "dispatch/isa.h"
 
 const struct sp_kernel_table sp_avx2_kernels = {
     .mfex = sp_avx2_mfex,

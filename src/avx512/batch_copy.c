@@ -7,7 +7,8 @@
  */
 #include <immintrin.h>
 
-#include "isa.h"
+#include "dispatch/isa.h"
+#include "generic/batch_copy.h"
 
 uint32_t
 sp_avx512_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Subtable lookup with AVX-512: crc32 hashes and the probing passes
- * (avx2/mask_hash.h, cls_probe.h) with a bucket's 5 signatures compared
- * into a mask register and a 64-byte key in one 512-bit compare
- * (compare.h).
+ * (src/x86/classifier.h, src/generic/classifier.h) with a bucket's 5
+ * signatures compared into a mask register and a 64-byte key in one 512-bit
+ * compare (compare.h).
  */
-#include "avx2/mask_hash.h"
 #include "avx512/compare.h"
-#include "isa.h"
+#include "dispatch/isa.h"
+#include "x86/classifier.h"
 
 /* The 256-bit load takes the bucket's first 32 bytes: the signatures, then
  * moved_hint and half a rule pointer, which the compare mask leaves out. */

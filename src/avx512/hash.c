@@ -13,8 +13,8 @@
  */
 #include <immintrin.h>
 
-#include "crc32c_fold.h"
-#include "isa.h"
+#include "common/crc32c_fold.h"
+#include "dispatch/isa.h"
 
 __attribute__((target("vpclmulqdq"))) void
 sp_avx512_hash(const struct sp_flow_key *keys, const struct sp_flow_key *mask,

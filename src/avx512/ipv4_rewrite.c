@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IPv4 rewrite with AVX-512 (src/ipv4_rewrite_x86.h): the 20-byte header
+ * IPv4 rewrite with AVX-512 (src/x86/ipv4_rewrite.h): the 20-byte header
  * comes in by one masked load and goes back, with its new checksum
  * broadcast into word 5 under a mask, by one masked store; neither touches
  * a byte past the header. Bit-selects are one vpternlogd (the compiler
  * merges the AND-NOT and OR).
  */
-#include "ipv4_rewrite_x86.h"
-#include "isa.h"
+#include "dispatch/isa.h"
+#include "x86/ipv4_rewrite.h"
 
 #define HDR_BYTES ((__mmask32)0xfffff)
 

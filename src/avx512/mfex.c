@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Miniflow extract with AVX-512 profiles (see mfex_profile.h). The first
- * 32 bytes of a packet (it has at least 42) are probed; for a match, the
+ * Miniflow extract with AVX-512 profiles (see src/generic/mfex_profile.h). The
+ * first 32 bytes of a packet (it has at least 42) are probed; for a match, the
  * first 64 bytes (or all of a shorter shape's, through a 256-bit masked
  * load that never touches a byte past them) go through one byte permute
  * into the key, one AND/OR (vpternlog) applies keep and set, and masked
@@ -15,9 +15,9 @@
  */
 #include <immintrin.h>
 
-#include "csum.h"
-#include "isa.h"
-#include "mfex_profile.h"
+#include "common/csum.h"
+#include "dispatch/isa.h"
+#include "generic/mfex_profile.h"
 
 #ifdef __AVX512VBMI__
 #define MFEX_FN sp_avx512vbmi_mfex
@@ -133,7 +133,7 @@ set_word(__m512i k, unsigned w, const void *p)
 
 /* The IPv6 traffic class in key byte 21, before keep and set. The
  * permute left header bytes b0 and b1 in key bytes 16 and 23, the ends of
- * one quadword (see src/scalar/mfex_profiles.c): taken 8 bits from its bit
+ * one quadword (see src/generic/mfex_profiles.c): taken 8 bits from its bit
  * 60, wrapping around, they are b1's high nibble then b0's low one, the
  * traffic class. */
 static inline __m512i
@@ -174,4 +174,4 @@ build_key(const struct loaded_profile *lp, unsigned shape,
     _mm512_storeu_si512(key, k);
 }
 
-#include "mfex_loop.h"
+#include "generic/mfex.h"

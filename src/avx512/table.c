@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "isa.h"
+#include "dispatch/isa.h"
 
 /* AVX-512F/BW/VL/DQ (Skylake-SP and later). The hash is the AVX2 code:
  * a 512-bit fold needs VPCLMULQDQ, which these CPUs may lack. */

@@ -8,10 +8,10 @@
  */
 #include <string.h>
 
-#include "csum.h"
+#include "common/csum.h"
 #include "datapath/actions_internal.h"
-#include "ipv4_rewrite.h"
-#include "scalar/crc32c_tables.h"
+#include "generic/ipv4_rewrite.h"
+#include "common/crc32c_tables.h"
 #include "simdpath/dispatch.h"
 
 #define ETH_ADDRS_LEN  12 /* destination and source */

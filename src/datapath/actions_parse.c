@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csum.h"
+#include "common/csum.h"
 #include "datapath/actions_internal.h"
-#include "ipv4_rewrite.h"
+#include "generic/ipv4_rewrite.h"
 
 #define ETH_TYPE_IPV4 0x0800
 #define ETH_TYPE_IPV6 0x86dd

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "csum.h"
+#include "common/csum.h"
 #include "simdpath/pktgen.h"
 
 #define ETH_MIN_FRAME 60 /* without FCS */

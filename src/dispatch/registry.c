@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "dispatch/internal.h"
-#include "isa.h"
+#include "dispatch/isa.h"
 #include "simdpath/cpu.h"
 
 #define X86_AVX2_NEEDS                                            \

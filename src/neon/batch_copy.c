@@ -7,7 +7,7 @@
  */
 #include <arm_neon.h>
 
-#include "isa.h"
+#include "dispatch/isa.h"
 
 uint32_t
 sp_neon_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)

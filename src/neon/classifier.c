@@ -2,14 +2,14 @@
 /*
  * Subtable lookup with NEON: mask with 128-bit ANDs and hash with the
  * Armv8 crc32cx instruction (the hash kernel's value), prefetching the
- * first bucket, then the probing passes of cls_probe.h with a bucket's
- * signatures compared by one 128-bit compare and one scalar one, and a
- * 64-byte key compare per candidate slot (compare.h).
+ * first bucket, then the probing passes of src/generic/classifier.h with a
+ * bucket's signatures compared by one 128-bit compare and one scalar one, and
+ * a 64-byte key compare per candidate slot (compare.h).
  */
 #include <arm_acle.h>
 
-#include "cls_probe.h"
-#include "isa.h"
+#include "dispatch/isa.h"
+#include "generic/classifier.h"
 #include "neon/compare.h"
 
 static_assert(SP_CLS_SLOTS == 5, "sig_match compares 4 + 1 signatures");

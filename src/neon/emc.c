@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * EMC lookup with NEON (the loop of emc_probe.h): the bucket's 8
+ * EMC lookup with NEON (the loop of src/generic/emc.h): the bucket's 8
  * signatures in two 128-bit compares (compare.h), then the candidate ways
  * in order: generation, and the 64-byte key in four 128-bit XORs folded
  * into one test.
  */
-#include "emc_probe.h"
-#include "isa.h"
+#include "dispatch/isa.h"
+#include "generic/emc.h"
 #include "neon/compare.h"
 
 uint32_t

@@ -6,7 +6,7 @@
 #include <arm_acle.h>
 #include <arm_neon.h>
 
-#include "isa.h"
+#include "dispatch/isa.h"
 
 #define LANES 4
 

@@ -9,8 +9,8 @@
  */
 #include <arm_neon.h>
 
-#include "ipv4_rewrite.h"
-#include "isa.h"
+#include "dispatch/isa.h"
+#include "generic/ipv4_rewrite.h"
 
 /* The 8 address bytes (12 to 19) alone; 'value' and 'mask' are those bytes
  * of the image, and the header's terms are the L4 ones. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Miniflow extract with NEON profiles (see mfex_profile.h). The window is
- * up to five q registers, the chunks the shape reads; the probe is two
- * masked compares; each 16 bytes of the key are one tbl over the first 64
+ * Miniflow extract with NEON profiles (see src/generic/mfex_profile.h). The
+ * window is up to five q registers, the chunks the shape reads; the probe is
+ * two masked compares; each 16 bytes of the key are one tbl over the first 64
  * bytes and, for shapes that read the fifth chunk, one tbx over it (tbl
  * gives zero and tbx keeps the byte for an index out of range, so
  * SP_MFEX_PERM_ZERO lanes stay zero). The chunk a packet ends in is its
@@ -10,8 +10,8 @@
  */
 #include <arm_neon.h>
 
-#include "isa.h"
-#include "mfex_profile.h"
+#include "dispatch/isa.h"
+#include "generic/mfex_profile.h"
 
 /* Chunk c of the packet (bytes 16c..16c+15); bytes past len are zero.
  * len >= 16. */
@@ -103,4 +103,4 @@ build_key(const struct loaded_profile *lp, unsigned shape,
 }
 
 #define MFEX_FN sp_neon_mfex
-#include "mfex_loop.h"
+#include "generic/mfex.h"

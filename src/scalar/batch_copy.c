@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Batch copy, the specification: one pointer per selected bit, in order. */
-#include "isa.h"
+#include "dispatch/isa.h"
+#include "generic/batch_copy.h"
 
 uint32_t
 sp_scalar_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)

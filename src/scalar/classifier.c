@@ -6,8 +6,8 @@
  * any; compare the blocks of the mask (the block map) with the slot's key
  * copy or the rule's key.
  */
-#include "cls_probe.h"
-#include "isa.h"
+#include "dispatch/isa.h"
+#include "generic/classifier.h"
 
 /* Whether masked keys a and b are equal in the blocks of block_map. */
 static bool
@@ -26,7 +26,7 @@ blocks_equal(const struct sp_flow_key *a, const struct sp_flow_key *b,
 
 /* The rule in bucket b matching masked key k (hash h), or NULL: the key
  * compared is the slot's copy if the buckets have copies, else the
- * rule's, as in the SIMD kernels (cls_probe.h). */
+ * rule's, as in the SIMD kernels (src/generic/classifier.h). */
 static const struct sp_rule *
 probe(const struct sp_cls_bucket *b, uint32_t h, const struct sp_flow_key *k,
       uint8_t block_map, bool copies)
@@ -91,7 +91,7 @@ sp_scalar_classifier(const struct sp_cls_subtable *st,
 
     todo &= sp_batch_lanes(n);
     /* First every hash and a prefetch of the first bucket, so the bucket
-     * misses of large tables overlap (cls_probe.h). */
+     * misses of large tables overlap (src/generic/classifier.h). */
     for (uint32_t pending = todo; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
 

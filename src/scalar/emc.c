@@ -2,7 +2,7 @@
 /* EMC lookup, the specification: the ways of the key's bucket in order. */
 #include <string.h>
 
-#include "isa.h"
+#include "dispatch/isa.h"
 #include "simdpath/emc.h"
 
 uint32_t

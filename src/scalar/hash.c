@@ -2,8 +2,8 @@
 /* Key hash, the specification: table-driven CRC-32C, slicing by 8. */
 #include <endian.h>
 
-#include "isa.h"
-#include "scalar/crc32c_tables.h"
+#include "common/crc32c_tables.h"
+#include "dispatch/isa.h"
 
 /* The CRC-32C update for 8 bytes, first byte in the low bits of 'word'. */
 static uint32_t

@@ -6,8 +6,8 @@
  * update its checksum too. This is also the per-field baseline the SIMD
  * variants are measured against (bench_actions).
  */
-#include "ipv4_rewrite.h"
-#include "isa.h"
+#include "dispatch/isa.h"
+#include "generic/ipv4_rewrite.h"
 
 /* Sets the masked bits of the byte at 'ofs'; 'dec' subtracts 1 first. */
 static void

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "csum.h"
-#include "isa.h"
+#include "common/csum.h"
+#include "dispatch/isa.h"
 
 #define ETH_HLEN      14
 #define VLAN_HLEN     4

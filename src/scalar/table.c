@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "isa.h"
+#include "dispatch/isa.h"
 
 const struct sp_kernel_table sp_scalar_kernels = {
     .mfex = sp_scalar_mfex,

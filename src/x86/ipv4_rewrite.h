@@ -6,12 +6,12 @@
  * passes its own load and store, which always_inline turns into direct
  * code. Needs AVX2.
  */
-#ifndef SP_IPV4_REWRITE_X86_H
-#define SP_IPV4_REWRITE_X86_H
+#ifndef SP_X86_IPV4_REWRITE_H
+#define SP_X86_IPV4_REWRITE_H
 
 #include <immintrin.h>
 
-#include "ipv4_rewrite.h"
+#include "generic/ipv4_rewrite.h"
 
 /* Reads the 20 header bytes at ip into the low bytes of a register (the
  * rest zero); writes them back with 'csum' as the header checksum. */
@@ -111,4 +111,4 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
     return expired;
 }
 
-#endif /* SP_IPV4_REWRITE_X86_H */
+#endif /* SP_X86_IPV4_REWRITE_H */

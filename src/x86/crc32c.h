@@ -3,7 +3,7 @@
  * CRC-32C of a 64-byte flow key held in two 256-bit halves, for the x86
  * kernels (built with AVX2, PCLMULQDQ and SSE4.2): the first 48 bytes are
  * folded onto the last 16 with six carry-less multiplies
- * (src/crc32c_fold.h), two crc32 steps finish. The hash kernel's value.
+ * (src/common/crc32c_fold.h), two crc32 steps finish. The hash kernel's value.
  */
 #ifndef SP_X86_CRC32C_H
 #define SP_X86_CRC32C_H
@@ -11,7 +11,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "crc32c_fold.h"
+#include "common/crc32c_fold.h"
 
 /* One 128-bit lane times its two fold constants: lo*k_lo ^ hi*k_hi. */
 static inline __m128i

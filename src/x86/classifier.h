@@ -3,16 +3,16 @@
  * The first pass of the x86 subtable lookups (AVX2 and AVX-512): mask each
  * key, hash it with the carry-less fold of the AVX2 hash kernel (the same
  * value, half the time of a chain of crc32 steps) and prefetch the first
- * candidate bucket, so that the bucket misses of
- * large tables overlap before the probing passes (cls_probe.h) need them.
+ * candidate bucket, so that the bucket misses of large tables overlap
+ * before the probing passes (src/generic/classifier.h) need them.
  */
-#ifndef SP_AVX2_MASK_HASH_H
-#define SP_AVX2_MASK_HASH_H
+#ifndef SP_X86_CLASSIFIER_H
+#define SP_X86_CLASSIFIER_H
 
 #include <immintrin.h>
 
-#include "cls_probe.h"
-#include "x86_crc32c.h"
+#include "generic/classifier.h"
+#include "x86/crc32c.h"
 
 static inline __attribute__((always_inline)) void
 sp_x86_mask_and_hash(const struct sp_cls_subtable *st,
@@ -56,8 +56,8 @@ sp_x86_classifier_lines(const struct sp_cls_subtable *st,
 }
 
 /* The x86 subtable lookup: the first pass above, then the probing passes
- * of cls_probe.h with the ISA's signature and key compares, compiled once
- * per bucket layout. */
+ * of src/generic/classifier.h with the ISA's signature and key compares,
+ * compiled once per bucket layout. */
 static inline __attribute__((always_inline)) uint32_t
 sp_x86_classifier(const struct sp_cls_subtable *st,
                   const struct sp_cls_buckets *buckets,
@@ -75,4 +75,4 @@ sp_x86_classifier(const struct sp_cls_subtable *st,
                                    keys_equal, 1);
 }
 
-#endif /* SP_AVX2_MASK_HASH_H */
+#endif /* SP_X86_CLASSIFIER_H */

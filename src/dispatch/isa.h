@@ -25,21 +25,6 @@
 void sp_scalar_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,
                           struct sp_flow_key *keys);
 
-/* Appends src[i] for each bit i of 'pending' to dst; returns the count.
- * The scalar batch copy, and the SIMD ones for sparse selections, where a
- * bit scan beats a pass over every vector group. */
-static inline uint32_t
-sp_copy_selected(void **dst, void *const *src, uint32_t pending)
-{
-    uint32_t count = 0;
-
-    while (pending) {
-        dst[count++] = src[__builtin_ctz(pending)];
-        pending &= pending - 1;
-    }
-    return count;
-}
-
 SP_ISA_DECLARE(scalar);
 SP_ISA_DECLARE(avx2);
 SP_ISA_DECLARE(avx512);

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "csum.h"
+#include "common/csum.h"
 #include "simdpath/kernels.h"
 
 #define SP_IPV4_HDR_LEN   20

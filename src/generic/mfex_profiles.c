@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The SIMD miniflow extract profiles (see mfex_profile.h): static data
- * shared by every ISA's parser, so all of them handle exactly the same
+ * The SIMD miniflow extract profiles (see src/generic/mfex_profile.h): static
+ * data shared by every ISA's parser, so all of them handle exactly the same
  * shapes. Built with the scalar library, which every build has.
  */
-#include "mfex_profile.h"
+#include "generic/mfex_profile.h"
 
 #define Z SP_MFEX_PERM_ZERO
 

@@ -20,8 +20,8 @@
  * Each ISA passes its own signature and key compares; the calls are to
  * constants of always-inlined functions, so they are inlined too.
  */
-#ifndef SP_CLS_PROBE_H
-#define SP_CLS_PROBE_H
+#ifndef SP_GENERIC_CLASSIFIER_H
+#define SP_GENERIC_CLASSIFIER_H
 
 #include <stdbool.h>
 
@@ -197,4 +197,4 @@ sp_cls_probe(const struct sp_cls_buckets *buckets,
     return found;
 }
 
-#endif /* SP_CLS_PROBE_H */
+#endif /* SP_GENERIC_CLASSIFIER_H */

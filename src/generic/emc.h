@@ -7,10 +7,10 @@
  * signature and key compares; the calls are to constants of
  * always-inlined functions, so they are inlined too.
  */
-#ifndef SP_EMC_PROBE_H
-#define SP_EMC_PROBE_H
+#ifndef SP_GENERIC_EMC_H
+#define SP_GENERIC_EMC_H
 
-#include "cls_probe.h"
+#include "generic/classifier.h"
 #include "simdpath/emc.h"
 
 /* Bit l set when signature l of the 8 at sigs equals hash. */
@@ -44,4 +44,4 @@ sp_emc_probe(const struct sp_emc *emc, uint64_t gen,
     return hits;
 }
 
-#endif /* SP_EMC_PROBE_H */
+#endif /* SP_GENERIC_EMC_H */

@@ -19,7 +19,7 @@
  * them, and a packet that fails goes to the scalar parser. The metadata
  * are written by sp_mfex_profile_finish(); in_port, which is not a packet
  * byte, and the IPv6 traffic class, which straddles two, by each parser. The
- * parsers run one loop per shape (src/mfex_loop.h) so that all of this is
+ * parsers run one loop per shape (src/generic/mfex.h) so that all of this is
  * constants and straight-line code.
  */
 #ifndef SP_MFEX_PROFILE_H
@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "csum.h"
+#include "common/csum.h"
 #include "simdpath/kernels.h"
 
 #define SP_MFEX_PROBE_LEN 32 /* every byte a probe tests is below 28 */
@@ -93,7 +93,7 @@ struct sp_mfex_profile {
     uint8_t set[64];
 } __attribute__((aligned(64)));
 
-/* The profiles (src/scalar/mfex_profiles.c), indexed by shape. */
+/* The profiles (src/generic/mfex_profiles.c), indexed by shape. */
 extern const struct sp_mfex_profile sp_mfex_profiles[SP_MFEX_PROFILES];
 
 /* shuffle indexes 0..15 then 16 bytes of 0x80: loading 16 bytes at offset

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internal: the loop of the SIMD miniflow extract parsers, one copy per
- * shape (see mfex_profile.h). Traffic comes in runs of one shape, so a run
- * is parsed by a loop in which the shape is a constant: offsets, lengths,
- * masks and the chunks to load fold away, and the profile's vectors stay in
- * registers. A packet whose shape no profile takes goes to the scalar
+ * shape (see src/generic/mfex_profile.h). Traffic comes in runs of one shape,
+ * so a run is parsed by a loop in which the shape is a constant: offsets,
+ * lengths, masks and the chunks to load fold away, and the profile's vectors
+ * stay in registers. A packet whose shape no profile takes goes to the scalar
  * parser, after the loop.
  *
  * Included by each ISA's mfex.c after it defines MFEX_FN (the kernel's
@@ -16,7 +16,7 @@
  *    packet's first len bytes only.
  * No include guard: each includer has its own definitions.
  */
-#include "mfex_profile.h"
+#include "generic/mfex_profile.h"
 
 /* Parses pkts[i..n) while they have the shape; returns the index of the
  * first packet that does not. */
