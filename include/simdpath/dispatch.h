@@ -111,7 +111,6 @@ sp_any_fn sp_kernel_table_get(const struct sp_kernel_table *t,
                               enum sp_kernel_id k);
 
 const char *sp_kernel_name(enum sp_kernel_id k);
-const char *sp_kernel_summary(enum sp_kernel_id k);
 
 /* Autovalidate counters, per kernel and per variant (registration index).
  * 'checks' counts comparisons made. */

@@ -138,19 +138,20 @@ typedef uint32_t sp_ipv4_rewrite_fn(struct sp_packet *const *pkts, uint32_t n,
                                     const struct sp_ipv4_set *set);
 
 /*
- * The kernel list: X(name, summary). 'name' is the identifier used in the
- * kernel table, in sp_<isa>_<name>, and in the --impl grammar.
+ * The kernel list: X(name). 'name' is the identifier used in the kernel
+ * table, in sp_<isa>_<name>, and in the --impl grammar; its contract is
+ * the typedef sp_<name>_fn above.
  */
-#define SP_KERNELS(X)                                                   \
-    X(mfex, "miniflow extract: parse packets into flow keys")           \
-    X(hash, "CRC-32C hash of masked flow keys")                         \
-    X(emc, "exact match cache lookup of a batch")                       \
-    X(classifier, "tuple-space subtable lookup of a batch")             \
-    X(batch_copy, "append selected packet pointers to an output batch") \
-    X(ipv4_rewrite, "masked set of IPv4 src/dst/tos/ttl with checksums")
+#define SP_KERNELS(X) \
+    X(mfex)           \
+    X(hash)           \
+    X(emc)            \
+    X(classifier)     \
+    X(batch_copy)     \
+    X(ipv4_rewrite)
 
 enum sp_kernel_id {
-#define SP_KERNEL_ENUM(name, summary) SP_KERNEL_##name,
+#define SP_KERNEL_ENUM(name) SP_KERNEL_##name,
     SP_KERNELS(SP_KERNEL_ENUM)
 #undef SP_KERNEL_ENUM
         SP_KERNEL_COUNT
@@ -160,7 +161,7 @@ enum sp_kernel_id {
  * implementation of its own for a kernel names another variant's function
  * explicitly (usually scalar's); nothing is ever NULL. */
 struct sp_kernel_table {
-#define SP_KERNEL_MEMBER(name, summary) sp_##name##_fn *name;
+#define SP_KERNEL_MEMBER(name) sp_##name##_fn *name;
     SP_KERNELS(SP_KERNEL_MEMBER)
 #undef SP_KERNEL_MEMBER
 };

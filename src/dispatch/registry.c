@@ -13,9 +13,9 @@
 #include "dispatch/isa.h"
 #include "simdpath/cpu.h"
 
-#define X86_AVX2_NEEDS                                            \
-    (SP_CPU(OS_YMM) | SP_CPU(AVX) | SP_CPU(AVX2) | SP_CPU(BMI1) | \
-     SP_CPU(BMI2) | SP_CPU(POPCNT) | SP_CPU(SSE42) | SP_CPU(PCLMUL) |    \
+#define X86_AVX2_NEEDS                                                \
+    (SP_CPU(OS_YMM) | SP_CPU(AVX) | SP_CPU(AVX2) | SP_CPU(BMI1) |     \
+     SP_CPU(BMI2) | SP_CPU(POPCNT) | SP_CPU(SSE42) | SP_CPU(PCLMUL) | \
      SP_CPU(MOVBE))
 #define X86_AVX512_NEEDS                                                    \
     (X86_AVX2_NEEDS | SP_CPU(OS_ZMM) | SP_CPU(AVX512F) | SP_CPU(AVX512BW) | \
@@ -40,8 +40,8 @@ static const struct sp_variant builtin_variants[] = {
 
 /* Every variant name simdpath has on some architecture, so that a name
  * from another build is "not compiled" rather than "unknown". */
-static const char *const all_isa_names[] = {"scalar",     "avx2", "avx512",
-                                            "avx512vbmi", "neon", "sve"};
+static const char *const all_isa_names[] = {"scalar", "avx2", "avx512",
+                                            "avx512vbmi", "neon"};
 
 const char *
 sp_isa_name(unsigned index)
@@ -52,15 +52,9 @@ sp_isa_name(unsigned index)
 }
 
 static const char *const kernel_names[] = {
-#define SP_KERNEL_NAME(name, summary) #name,
+#define SP_KERNEL_NAME(name) #name,
     SP_KERNELS(SP_KERNEL_NAME)
 #undef SP_KERNEL_NAME
-};
-
-static const char *const kernel_summaries[] = {
-#define SP_KERNEL_SUMMARY(name, summary) summary,
-    SP_KERNELS(SP_KERNEL_SUMMARY)
-#undef SP_KERNEL_SUMMARY
 };
 
 struct choice {
@@ -84,18 +78,12 @@ sp_kernel_name(enum sp_kernel_id k)
     return k < SP_KERNEL_COUNT ? kernel_names[k] : NULL;
 }
 
-const char *
-sp_kernel_summary(enum sp_kernel_id k)
-{
-    return k < SP_KERNEL_COUNT ? kernel_summaries[k] : NULL;
-}
-
 sp_any_fn
 sp_kernel_table_get(const struct sp_kernel_table *t, enum sp_kernel_id k)
 {
     switch (k) {
-#define SP_KERNEL_GET(name, summary) \
-    case SP_KERNEL_##name:           \
+#define SP_KERNEL_GET(name) \
+    case SP_KERNEL_##name:  \
         return (sp_any_fn)t->name;
         SP_KERNELS(SP_KERNEL_GET)
 #undef SP_KERNEL_GET
@@ -110,7 +98,7 @@ static void
 activate(enum sp_kernel_id k, const struct sp_kernel_table *t)
 {
     switch (k) {
-#define SP_KERNEL_SET(name, summary)                                          \
+#define SP_KERNEL_SET(name)                                                   \
     case SP_KERNEL_##name:                                                    \
         __atomic_store_n(&sp_kernels_active.name, t->name, __ATOMIC_RELEASE); \
         break;
