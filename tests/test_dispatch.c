@@ -383,14 +383,7 @@ broken_classifier(const struct sp_cls_subtable *st,
     return found & (found - 1);
 }
 
-static const struct sp_kernel_table broken_kernels = {
-    .mfex = broken_mfex,
-    .hash = broken_hash,
-    .emc = broken_emc,
-    .classifier = broken_classifier,
-    .batch_copy = broken_batch_copy,
-    .ipv4_rewrite = broken_ipv4_rewrite,
-};
+static const struct sp_kernel_table broken_kernels = SP_KERNEL_TABLE(broken);
 
 static const struct sp_variant broken = {"broken", 0, 0, -1, &broken_kernels};
 

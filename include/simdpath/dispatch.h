@@ -86,6 +86,9 @@ const struct sp_variant *sp_variant_find(const char *name);
 /* Every variant name simdpath has on some architecture; NULL past the end.
  * A name missing from sp_variant_find() is not compiled in this build. */
 const char *sp_isa_name(unsigned index);
+/* Why the ISA sp_isa_name(index) names is not in this build ("another
+ * architecture", or the compiler refused its flags); NULL when it is. */
+const char *sp_isa_absence(unsigned index);
 bool sp_variant_supported(const struct sp_variant *v);
 /* Supported and within the width cap. */
 bool sp_variant_allowed(const struct sp_variant *v);

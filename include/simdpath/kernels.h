@@ -138,17 +138,26 @@ typedef uint32_t sp_ipv4_rewrite_fn(struct sp_packet *const *pkts, uint32_t n,
                                     const struct sp_ipv4_set *set);
 
 /*
- * The kernel list: X(name). 'name' is the identifier used in the kernel
- * table, in sp_<isa>_<name>, and in the --impl grammar; its contract is
- * the typedef sp_<name>_fn above.
+ * The kernel list, the one place a kernel is named: X(name). 'name' is
+ * the identifier used in the kernel table, in sp_<isa>_<name>, and in the
+ * --impl grammar; its contract is the typedef sp_<name>_fn above.
+ * Everything that has one entry per kernel is generated from it: the
+ * enum and struct below, each ISA's declarations and table
+ * (src/dispatch/isa.h, src/<isa>/table.c), the autovalidate table, the
+ * registry's names and the tests' tables.
  */
-#define SP_KERNELS(X) \
-    X(mfex)           \
-    X(hash)           \
-    X(emc)            \
-    X(classifier)     \
-    X(batch_copy)     \
-    X(ipv4_rewrite)
+#define SP_KERNELS_WITH(X, arg) \
+    X(mfex, arg)                \
+    X(hash, arg)                \
+    X(emc, arg)                 \
+    X(classifier, arg)          \
+    X(batch_copy, arg)          \
+    X(ipv4_rewrite, arg)
+
+#define SP_KERNEL_DROP_ARG(name, X) X(name)
+
+/* The list without the extra argument: X(name). */
+#define SP_KERNELS(X) SP_KERNELS_WITH(SP_KERNEL_DROP_ARG, X)
 
 enum sp_kernel_id {
 #define SP_KERNEL_ENUM(name) SP_KERNEL_##name,
@@ -165,5 +174,21 @@ struct sp_kernel_table {
     SP_KERNELS(SP_KERNEL_MEMBER)
 #undef SP_KERNEL_MEMBER
 };
+
+/* Declares prefix_<name> for every kernel: SP_KERNEL_DECLARE(sp_avx2). */
+#define SP_KERNEL_DECLARE_ONE(name, prefix) sp_##name##_fn prefix##_##name;
+#define SP_KERNEL_DECLARE(prefix) \
+    SP_KERNELS_WITH(SP_KERNEL_DECLARE_ONE, prefix)
+
+/* A table of prefix_<name> for every kernel: SP_KERNEL_TABLE(sp_avx2).
+ * A kernel taken from another variant is a #define of its name before the
+ * table (#define sp_avx512_hash sp_avx2_hash), so that the table holds the
+ * other variant's function itself and `impls` shows where it comes from;
+ * a kernel nobody defines is a link error, not a NULL entry. */
+#define SP_KERNEL_TABLE_ONE(name, prefix) .name = prefix##_##name,
+#define SP_KERNEL_TABLE(prefix)                      \
+    {                                                \
+        SP_KERNELS_WITH(SP_KERNEL_TABLE_ONE, prefix) \
+    }
 
 #endif /* SP_KERNELS_H */

@@ -7,18 +7,19 @@
  * is the CRC of the key. That replaces eight dependent crc32 steps per key
  * with two, so several keys stream through at once.
  *
- * Needs VPCLMULQDQ on top of AVX-512F/BW/VL/DQ: the registry offers it in
- * the avx512vbmi variant, which requires both; plain avx512 uses the AVX2
- * code (128-bit PCLMULQDQ).
+ * Needs VPCLMULQDQ on top of AVX-512F/BW/VL/DQ, so it is built only for
+ * the avx512vbmi variant, which requires both (meson.build); plain avx512
+ * takes the AVX2 code (128-bit PCLMULQDQ), see table.c.
  */
 #include <immintrin.h>
 
 #include "common/crc32c_fold.h"
 #include "dispatch/isa.h"
 
-__attribute__((target("vpclmulqdq"))) void
-sp_avx512_hash(const struct sp_flow_key *keys, const struct sp_flow_key *mask,
-               uint32_t n, uint32_t *hashes)
+void
+sp_avx512vbmi_hash(const struct sp_flow_key *keys,
+                   const struct sp_flow_key *mask, uint32_t n,
+                   uint32_t *hashes)
 {
     /* Lane 3 is not multiplied: the others fold onto it. */
     const __m512i fold = _mm512_setr_epi64(

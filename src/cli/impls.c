@@ -73,9 +73,10 @@ print_variants(FILE *out)
                 state, needs[0] ? needs : "-");
     }
     fprintf(out, "  not compiled in this build:");
-    for (unsigned i = 0; sp_isa_name(i); i++) {
-        if (!sp_variant_find(sp_isa_name(i))) {
-            fprintf(out, " %s", sp_isa_name(i));
+    for (unsigned i = 0, shown = 0; sp_isa_name(i); i++) {
+        if (sp_isa_absence(i)) {
+            fprintf(out, "%s %s (%s)", shown++ ? "," : "", sp_isa_name(i),
+                    sp_isa_absence(i));
         }
     }
     fputs("\n\n", out);

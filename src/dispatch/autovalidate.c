@@ -420,11 +420,5 @@ autovalidate_classifier(const struct sp_cls_subtable *st,
     return found;
 }
 
-const struct sp_kernel_table sp_autovalidate_kernels = {
-    .mfex = autovalidate_mfex,
-    .hash = autovalidate_hash,
-    .emc = autovalidate_emc,
-    .classifier = autovalidate_classifier,
-    .batch_copy = autovalidate_batch_copy,
-    .ipv4_rewrite = autovalidate_ipv4_rewrite,
-};
+const struct sp_kernel_table sp_autovalidate_kernels =
+    SP_KERNEL_TABLE(autovalidate);

@@ -31,6 +31,8 @@ static const struct sp_variant builtin_variants[] = {
 #endif
 #ifdef SP_HAVE_AVX512
     {"avx512", X86_AVX512_NEEDS, 512, 30, &sp_avx512_kernels},
+#endif
+#ifdef SP_HAVE_AVX512VBMI
     {"avx512vbmi", X86_AVX512VBMI_NEEDS, 512, 35, &sp_avx512vbmi_kernels},
 #endif
 #ifdef SP_HAVE_NEON
@@ -40,8 +42,15 @@ static const struct sp_variant builtin_variants[] = {
 
 /* Every variant name simdpath has on some architecture, so that a name
  * from another build is "not compiled" rather than "unknown". */
-static const char *const all_isa_names[] = {"scalar", "avx2", "avx512",
-                                            "avx512vbmi", "neon"};
+static const char *const all_isa_names[] = {
+#define SP_ISA_NAME(isa) #isa,
+    SP_ISAS(SP_ISA_NAME)
+#undef SP_ISA_NAME
+};
+
+/* The ISAs of this CPU family whose flags the compiler refused, separated
+ * by spaces (meson.build). */
+static const char isas_refused[] = SP_ISAS_REFUSED;
 
 const char *
 sp_isa_name(unsigned index)
@@ -49,6 +58,32 @@ sp_isa_name(unsigned index)
     return index < sizeof all_isa_names / sizeof all_isa_names[0]
                ? all_isa_names[index]
                : NULL;
+}
+
+/* Whether 'name' is a word of the space-separated list. */
+static bool
+in_word_list(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+
+    for (const char *p = strstr(list, name); p; p = strstr(p + 1, name)) {
+        if ((p == list || p[-1] == ' ') && (p[len] == ' ' || !p[len])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *
+sp_isa_absence(unsigned index)
+{
+    const char *name = sp_isa_name(index);
+
+    if (!name || sp_variant_find(name)) {
+        return NULL;
+    }
+    return in_word_list(isas_refused, name) ? "the compiler refused its flags"
+                                            : "another architecture";
 }
 
 static const char *const kernel_names[] = {
