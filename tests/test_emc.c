@@ -310,6 +310,21 @@ test_sizing_and_probability(void **state)
     assert_non_null(strstr(err.msg, "N >= 1"));
 }
 
+/* A caller that does not want the reason passes no sp_err: refused all
+ * the same, nothing written through NULL. */
+static void
+test_init_without_err(void **state)
+{
+    (void)state;
+    struct sp_emc emc;
+
+    assert_int_equal(sp_emc_init(&emc, 64, 0, NULL), -1);
+    assert_int_equal(sp_emc_init(&emc, (UINT32_C(1) << 24) + 1, 1, NULL), -1);
+    assert_int_equal(emc.n_buckets, 0);
+    assert_int_equal(sp_emc_init(&emc, 64, 1, NULL), 0);
+    sp_emc_destroy(&emc);
+}
+
 int
 main(void)
 {
@@ -318,6 +333,7 @@ main(void)
         cmocka_unit_test(test_hits_replacement_stale),
         cmocka_unit_test(test_disabled),
         cmocka_unit_test(test_sizing_and_probability),
+        cmocka_unit_test(test_init_without_err),
     };
 
     return cmocka_run_group_tests_name("emc", tests, setup,

@@ -40,7 +40,7 @@ struct sp_emc {
 
 /* Sizes an EMC: 'entries' rounded up to a power of two of at least
  * SP_EMC_WAYS (0 disables it), inserting 1 miss in insert_inv_prob (>= 1).
- * Returns -1 with the reason in err (not NULL) on a bad value or no
+ * Returns -1 with the reason in err (when not NULL) on a bad value or no
  * memory. */
 int sp_emc_init(struct sp_emc *emc, uint32_t entries, uint32_t insert_inv_prob,
                 struct sp_err *err);

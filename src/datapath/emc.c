@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The EMC's table code: sizing, insertion, and the PMD's batch lookup. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,14 +14,12 @@ sp_emc_init(struct sp_emc *emc, uint32_t entries, uint32_t insert_inv_prob,
     sp_dispatch_init();
     memset(emc, 0, sizeof *emc);
     if (insert_inv_prob == 0) {
-        snprintf(err->msg, sizeof err->msg,
-                 "EMC insertion probability 1/0: expected 1/N, N >= 1");
-        return -1;
+        return sp_err_set(err, "EMC insertion probability 1/0: expected "
+                               "1/N, N >= 1");
     }
     if (entries > (UINT32_C(1) << 24)) {
-        snprintf(err->msg, sizeof err->msg, "EMC size %u: at most %u entries",
-                 entries, 1u << 24);
-        return -1;
+        return sp_err_set(err, "EMC size %u: at most %u entries", entries,
+                          1u << 24);
     }
     emc->insert_inv_prob = insert_inv_prob;
     if (entries == 0) {
@@ -38,9 +35,7 @@ sp_emc_init(struct sp_emc *emc, uint32_t entries, uint32_t insert_inv_prob,
     emc->keys = aligned_alloc(64, entries * sizeof emc->keys[0]);
     if (!emc->sigs || !emc->gens || !emc->rules || !emc->keys) {
         sp_emc_destroy(emc);
-        snprintf(err->msg, sizeof err->msg, "EMC of %u entries: no memory",
-                 entries);
-        return -1;
+        return sp_err_set(err, "EMC of %u entries: no memory", entries);
     }
     memset(emc->sigs, 0, entries * sizeof emc->sigs[0]);
     memset(emc->keys, 0, entries * sizeof emc->keys[0]);
