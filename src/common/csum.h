@@ -12,6 +12,8 @@
 #ifndef SP_CSUM_H
 #define SP_CSUM_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -62,6 +64,18 @@ static inline void
 sp_store32(void *p, uint32_t v)
 {
     memcpy(p, &v, sizeof v);
+}
+
+/* Whether any of the len bytes at p is not zero (a mask that masks). */
+static inline bool
+sp_any_set(const uint8_t *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (p[i]) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* A sum of 16-bit words reduced to 16 bits by end-around carry. The

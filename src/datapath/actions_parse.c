@@ -11,11 +11,9 @@
 #include <string.h>
 
 #include "common/csum.h"
+#include "common/proto.h"
 #include "datapath/actions_internal.h"
 #include "generic/ipv4_rewrite.h"
-
-#define ETH_TYPE_IPV4 0x0800
-#define ETH_TYPE_IPV6 0x86dd
 
 struct parser {
     const char *text;
@@ -55,8 +53,8 @@ read_guarantees(struct parser *p, const struct sp_match *m)
     uint8_t proto = m->key.nw_proto;
     uint16_t present = SP_VLAN_PRESENT;
 
-    p->ipv4 = type_exact && type == ETH_TYPE_IPV4;
-    p->ipv6 = type_exact && type == ETH_TYPE_IPV6;
+    p->ipv4 = type_exact && type == SP_ETH_TYPE_IPV4;
+    p->ipv6 = type_exact && type == SP_ETH_TYPE_IPV6;
     p->tagged = (sp_load_be16(&m->mask.vlan_tci) & present) &&
                 (sp_load_be16(&m->key.vlan_tci) & present);
     p->l4_proto = 0;

@@ -5,11 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/csum.h"
+#include "common/proto.h"
 #include "simdpath/flow_format.h"
-
-#define ETH_TYPE_IPV4 0x0800
-#define ETH_TYPE_ARP  0x0806
-#define ETH_TYPE_IPV6 0x86dd
 
 struct out {
     char *buf;
@@ -46,17 +44,6 @@ all_ones(const uint8_t *p, size_t len)
         }
     }
     return true;
-}
-
-static bool
-any_set(const uint8_t *p, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        if (p[i]) {
-            return true;
-        }
-    }
-    return false;
 }
 
 /* The number of leading one bits if the mask is a prefix, else -1. */
@@ -174,17 +161,17 @@ exact_mask(const struct sp_flow_key *key, struct sp_flow_key *mask)
 
     memset(mask, 0, sizeof *mask);
     memset(mask->bytes, 0xff, SP_KEY_OFS(in_port) + 2);
-    if (type == ETH_TYPE_ARP) {
+    if (type == SP_ETH_TYPE_ARP) {
         mask->nw_proto = 0xff;
         memset(mask->nw_src, 0xff, SP_ARP_HA_OFS + SP_ETH_ADDR_LEN);
         memset(mask->nw_dst, 0xff, SP_ARP_HA_OFS + SP_ETH_ADDR_LEN);
         return;
     }
-    if (type != ETH_TYPE_IPV4 && type != ETH_TYPE_IPV6) {
+    if (type != SP_ETH_TYPE_IPV4 && type != SP_ETH_TYPE_IPV6) {
         return;
     }
     mask->nw_proto = mask->nw_tos = mask->nw_ttl = mask->nw_frag = 0xff;
-    if (type == ETH_TYPE_IPV4) {
+    if (type == SP_ETH_TYPE_IPV4) {
         memset(mask->nw_src, 0xff, 4);
         memset(mask->nw_dst, 0xff, 4);
     } else {
@@ -203,7 +190,7 @@ exact_mask(const struct sp_flow_key *key, struct sp_flow_key *mask)
         break;
     case 1:
     case 58:
-        if (l4 && (key->nw_proto == 1) == (type == ETH_TYPE_IPV4)) {
+        if (l4 && (key->nw_proto == 1) == (type == SP_ETH_TYPE_IPV4)) {
             mask->tp_src = mask->tp_dst = htons(0xff);
         }
         break;
@@ -228,16 +215,16 @@ shorthand(const struct sp_flow_key *k, const struct sp_flow_key *m,
         {1, "icmp", NULL},  {58, NULL, "icmp6"},
     };
     uint16_t type = get16(&k->dl_type);
-    bool v6 = type == ETH_TYPE_IPV6;
+    bool v6 = type == SP_ETH_TYPE_IPV6;
 
     *has_proto = false;
     if (m->dl_type != 0xffff) {
         return NULL;
     }
-    if (type == ETH_TYPE_ARP) {
+    if (type == SP_ETH_TYPE_ARP) {
         return "arp";
     }
-    if (type != ETH_TYPE_IPV4 && !v6) {
+    if (type != SP_ETH_TYPE_IPV4 && !v6) {
         return NULL;
     }
     for (size_t i = 0;
@@ -258,26 +245,26 @@ put_l3(struct out *o, const struct sp_flow_key *k, const struct sp_flow_key *m,
 {
     uint16_t type = get16(&k->dl_type);
 
-    if (type == ETH_TYPE_IPV6) {
-        if (any_set(m->nw_src, 16)) {
+    if (type == SP_ETH_TYPE_IPV6) {
+        if (sp_any_set(m->nw_src, 16)) {
             put_ipv6(o, "ipv6_src", k->nw_src, m->nw_src);
         }
-        if (any_set(m->nw_dst, 16)) {
+        if (sp_any_set(m->nw_dst, 16)) {
             put_ipv6(o, "ipv6_dst", k->nw_dst, m->nw_dst);
         }
         if (m->ipv6_label) {
             put_num(o, "ipv6_label", "0x%05x", ntohl(k->ipv6_label),
                     ntohl(m->ipv6_label), 0xfffff);
         }
-    } else if (type != ETH_TYPE_ARP) {
-        if (any_set(m->nw_src, 4)) {
+    } else if (type != SP_ETH_TYPE_ARP) {
+        if (sp_any_set(m->nw_src, 4)) {
             put_ipv4(o, "nw_src", k->nw_src, m->nw_src);
         }
-        if (any_set(m->nw_dst, 4)) {
+        if (sp_any_set(m->nw_dst, 4)) {
             put_ipv4(o, "nw_dst", k->nw_dst, m->nw_dst);
         }
     }
-    if (m->nw_proto && !has_proto && type != ETH_TYPE_ARP) {
+    if (m->nw_proto && !has_proto && type != SP_ETH_TYPE_ARP) {
         put_num(o, "nw_proto", "%u", k->nw_proto, m->nw_proto, 0xff);
     }
     if (m->nw_tos & 0xfc) {
@@ -321,16 +308,16 @@ put_arp(struct out *o, const struct sp_flow_key *k,
     if (m->nw_proto) {
         put_num(o, "arp_op", "%u", k->nw_proto, m->nw_proto, 0xff);
     }
-    if (any_set(m->nw_src, 4)) {
+    if (sp_any_set(m->nw_src, 4)) {
         put_ipv4(o, "arp_spa", k->nw_src, m->nw_src);
     }
-    if (any_set(m->nw_dst, 4)) {
+    if (sp_any_set(m->nw_dst, 4)) {
         put_ipv4(o, "arp_tpa", k->nw_dst, m->nw_dst);
     }
-    if (any_set(m->nw_src + SP_ARP_HA_OFS, SP_ETH_ADDR_LEN)) {
+    if (sp_any_set(m->nw_src + SP_ARP_HA_OFS, SP_ETH_ADDR_LEN)) {
         put_mac(o, "arp_sha", sha, m->nw_src + SP_ARP_HA_OFS);
     }
-    if (any_set(m->nw_dst + SP_ARP_HA_OFS, SP_ETH_ADDR_LEN)) {
+    if (sp_any_set(m->nw_dst + SP_ARP_HA_OFS, SP_ETH_ADDR_LEN)) {
         put_mac(o, "arp_tha", tha, m->nw_dst + SP_ARP_HA_OFS);
     }
 }
@@ -359,10 +346,10 @@ sp_flow_format(const struct sp_flow_key *key, const struct sp_flow_key *mask,
     if (m->in_port) {
         put_num(&o, "in_port", "%u", key->in_port, m->in_port, 0xffff);
     }
-    if (any_set(m->dl_src, 6)) {
+    if (sp_any_set(m->dl_src, 6)) {
         put_mac(&o, "dl_src", key->dl_src, m->dl_src);
     }
-    if (any_set(m->dl_dst, 6)) {
+    if (sp_any_set(m->dl_dst, 6)) {
         put_mac(&o, "dl_dst", key->dl_dst, m->dl_dst);
     }
     if (m->dl_type && !short_name) {
@@ -376,7 +363,7 @@ sp_flow_format(const struct sp_flow_key *key, const struct sp_flow_key *mask,
             put(&o, "/0x%04x", get16(&m->vlan_tci));
         }
     }
-    if (get16(&key->dl_type) == ETH_TYPE_ARP) {
+    if (get16(&key->dl_type) == SP_ETH_TYPE_ARP) {
         put_arp(&o, key, m);
     } else {
         put_l3(&o, key, m, has_proto);

@@ -10,18 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/proto.h"
 #include "simdpath/dispatch.h"
 #include "simdpath/match.h"
-
-#define ETH_IPV4 0x0800
-#define ETH_ARP  0x0806
-#define ETH_IPV6 0x86dd
-
-#define PROTO_ICMP   1
-#define PROTO_TCP    6
-#define PROTO_UDP    17
-#define PROTO_SCTP   132
-#define PROTO_ICMPV6 58
 
 /* What the dl_type and nw_proto of a match say, when matched exactly. */
 struct context {
@@ -33,14 +24,14 @@ struct context {
 static bool
 is_ip(const struct context *c)
 {
-    return c->dl_type == ETH_IPV4 || c->dl_type == ETH_IPV6;
+    return c->dl_type == SP_ETH_TYPE_IPV4 || c->dl_type == SP_ETH_TYPE_IPV6;
 }
 
 static bool
 is_icmp(const struct context *c)
 {
-    return (c->dl_type == ETH_IPV4 && c->proto == PROTO_ICMP) ||
-           (c->dl_type == ETH_IPV6 && c->proto == PROTO_ICMPV6);
+    return (c->dl_type == SP_ETH_TYPE_IPV4 && c->proto == SP_IPPROTO_ICMP) ||
+           (c->dl_type == SP_ETH_TYPE_IPV6 && c->proto == SP_IPPROTO_ICMPV6);
 }
 
 /* The syntax name of the field holding key byte 'ofs'. */
@@ -63,15 +54,15 @@ field_name(const struct context *c, unsigned ofs)
     if (ofs >= SP_KEY_OFS(nw_src) && ofs < SP_KEY_OFS(ipv6_label)) {
         unsigned at = (ofs - SP_KEY_OFS(nw_src)) % 16;
 
-        if (c->dl_type == ETH_ARP) {
+        if (c->dl_type == SP_ETH_TYPE_ARP) {
             return at < SP_ARP_HA_OFS ? (dst ? "arp_tpa" : "arp_spa")
                                       : (dst ? "arp_tha" : "arp_sha");
         }
-        if (c->dl_type == ETH_IPV6) {
+        if (c->dl_type == SP_ETH_TYPE_IPV6) {
             return dst ? "ipv6_dst" : "ipv6_src";
         }
     }
-    if (ofs == SP_KEY_OFS(nw_proto) && c->dl_type == ETH_ARP) {
+    if (ofs == SP_KEY_OFS(nw_proto) && c->dl_type == SP_ETH_TYPE_ARP) {
         return "arp_op";
     }
     if (ofs >= SP_KEY_OFS(tp_src) && is_icmp(c)) {
@@ -106,10 +97,10 @@ valid_bits(const struct context *c, struct sp_flow_key *valid)
     valid->tcp_flags = htons(0x0fff);
     valid->ipv6_label = htonl(0x000fffff);
     valid->nw_frag = SP_FRAG_ANY | SP_FRAG_LATER;
-    if (c->dl_type == ETH_IPV4) {
+    if (c->dl_type == SP_ETH_TYPE_IPV4) {
         memset(valid->nw_src + 4, 0, 12);
         memset(valid->nw_dst + 4, 0, 12);
-    } else if (c->dl_type == ETH_ARP) {
+    } else if (c->dl_type == SP_ETH_TYPE_ARP) {
         memset(valid->nw_src + SP_ARP_HA_OFS + SP_ETH_ADDR_LEN, 0, 6);
         memset(valid->nw_dst + SP_ARP_HA_OFS + SP_ETH_ADDR_LEN, 0, 6);
     }
@@ -139,7 +130,7 @@ check_prerequisites(const struct context *c, struct sp_err *err)
         }
     }
     if ((USES(c, nw_src) || USES(c, nw_dst) || USES(c, nw_proto)) &&
-        !is_ip(c) && c->dl_type != ETH_ARP) {
+        !is_ip(c) && c->dl_type != SP_ETH_TYPE_ARP) {
         name = field_name(c, USES(c, nw_proto) ? SP_KEY_OFS(nw_proto)
                              : USES(c, nw_src) ? SP_KEY_OFS(nw_src)
                                                : SP_KEY_OFS(nw_dst));
@@ -154,7 +145,7 @@ check_prerequisites(const struct context *c, struct sp_err *err)
         return sp_err_set(err, "%s: needs dl_type ip or ipv6, not 0x%04x",
                           name, c->dl_type);
     }
-    if (USES(c, ipv6_label) && c->dl_type != ETH_IPV6) {
+    if (USES(c, ipv6_label) && c->dl_type != SP_ETH_TYPE_IPV6) {
         return sp_err_set(err,
                           "ipv6_label: needs dl_type ipv6 (0x86dd), not "
                           "0x%04x",
@@ -176,12 +167,12 @@ check_prerequisites(const struct context *c, struct sp_err *err)
                           "or icmp6)",
                           name);
     }
-    if (USES(c, tcp_flags) && c->proto != PROTO_TCP) {
+    if (USES(c, tcp_flags) && c->proto != SP_IPPROTO_TCP) {
         return sp_err_set(err, "tcp_flags: needs nw_proto tcp (6), not %d",
                           c->proto);
     }
-    if (c->proto != PROTO_TCP && c->proto != PROTO_UDP &&
-        c->proto != PROTO_SCTP && !is_icmp(c)) {
+    if (c->proto != SP_IPPROTO_TCP && c->proto != SP_IPPROTO_UDP &&
+        c->proto != SP_IPPROTO_SCTP && !is_icmp(c)) {
         return sp_err_set(err,
                           "%s: needs nw_proto tcp, udp, sctp, icmp (ip) or "
                           "icmp6 (ipv6), not %d",

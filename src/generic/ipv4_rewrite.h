@@ -10,17 +10,8 @@
 #include <stddef.h>
 
 #include "common/csum.h"
+#include "common/proto.h"
 #include "simdpath/kernels.h"
-
-#define SP_IPV4_HDR_LEN   20
-#define SP_IPV4_CSUM_OFS  10
-#define SP_IPV4_TTL_OFS   8
-#define SP_IPV4_PROTO_OFS 9
-#define SP_IPV4_SRC_OFS   12
-#define SP_IPV4_DST_OFS   16
-#define SP_IPPROTO_TCP    6
-#define SP_IPPROTO_UDP    17
-#define SP_IPPROTO_SCTP   132
 
 /* The packet's IPv4 header if it is complete inside the frame (version 4,
  * IHL >= 5, IHL * 4 bytes present), with its length in *hlen; else NULL. */

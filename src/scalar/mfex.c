@@ -10,41 +10,10 @@
 #include <string.h>
 
 #include "common/csum.h"
+#include "common/proto.h"
 #include "dispatch/isa.h"
 
-#define ETH_HLEN      14
-#define VLAN_HLEN     4
-#define ARP_LEN       28
-#define IPV4_HLEN_MIN 20
-#define IPV6_HLEN     40
-#define TCP_HLEN_MIN  20
-#define UDP_HLEN      8
-#define SCTP_HLEN     12
-#define ICMP_HLEN     4
-#define EXT_HLEN_MIN  8
 #define VLAN_TAGS_MAX 2 /* outer tag recorded, inner one parsed past */
-
-#define ETH_TYPE_IPV4  0x0800
-#define ETH_TYPE_ARP   0x0806
-#define ETH_TYPE_VLAN  0x8100
-#define ETH_TYPE_QINQ  0x88a8
-#define ETH_TYPE_IPV6  0x86dd
-#define ETH_TYPE_MPLS  0x8847
-#define ETH_TYPE_MPLSM 0x8848
-
-#define IPPROTO_HOPOPTS_  0
-#define IPPROTO_ICMP_     1
-#define IPPROTO_TCP_      6
-#define IPPROTO_UDP_      17
-#define IPPROTO_ROUTING_  43
-#define IPPROTO_FRAGMENT_ 44
-#define IPPROTO_ICMPV6_   58
-#define IPPROTO_DSTOPTS_  60
-#define IPPROTO_SCTP_     132
-
-#define IPV4_FRAG_OFFSET 0x1fff
-#define IPV4_FRAG_MF     0x2000
-#define IPV6_FRAG_OFFSET 0xfff8
 
 /* Where the walk is: the packet, its key, and the end of the bytes the
  * current layer may use (the frame, then the IP total length). */
@@ -66,7 +35,7 @@ be16(uint16_t host)
 static bool
 is_vlan_type(uint16_t type)
 {
-    return type == ETH_TYPE_VLAN || type == ETH_TYPE_QINQ;
+    return type == SP_ETH_TYPE_VLAN || type == SP_ETH_TYPE_QINQ;
 }
 
 /* TCP, UDP, SCTP, ICMP or ICMPv6 at 'ofs'; 'proto' already in the key. */
@@ -78,20 +47,20 @@ parse_l4(struct walk *w, uint32_t ofs, uint8_t proto, bool ipv6)
     uint32_t need;
 
     switch (proto) {
-    case IPPROTO_TCP_:
-        need = TCP_HLEN_MIN;
+    case SP_IPPROTO_TCP:
+        need = SP_TCP_HDR_LEN;
         break;
-    case IPPROTO_UDP_:
-        need = UDP_HLEN;
+    case SP_IPPROTO_UDP:
+        need = SP_UDP_HDR_LEN;
         break;
-    case IPPROTO_SCTP_:
-        need = SCTP_HLEN;
+    case SP_IPPROTO_SCTP:
+        need = SP_SCTP_HDR_LEN;
         break;
-    case IPPROTO_ICMP_:
-        need = ipv6 ? 0 : ICMP_HLEN;
+    case SP_IPPROTO_ICMP:
+        need = ipv6 ? 0 : SP_ICMP_HDR_LEN;
         break;
-    case IPPROTO_ICMPV6_:
-        need = ipv6 ? ICMP_HLEN : 0;
+    case SP_IPPROTO_ICMPV6:
+        need = ipv6 ? SP_ICMP_HDR_LEN : 0;
         break;
     default:
         need = 0;
@@ -105,14 +74,14 @@ parse_l4(struct walk *w, uint32_t ofs, uint8_t proto, bool ipv6)
     if (avail < need) {
         return SP_MFEX_L4_TRUNCATED;
     }
-    if (need == ICMP_HLEN) {
+    if (need == SP_ICMP_HDR_LEN) {
         w->key->tp_src = be16(l4[0]);
         w->key->tp_dst = be16(l4[1]);
         return SP_MFEX_OK;
     }
     memcpy(&w->key->tp_src, l4, 2);
     memcpy(&w->key->tp_dst, l4 + 2, 2);
-    if (proto == IPPROTO_TCP_) {
+    if (proto == SP_IPPROTO_TCP) {
         uint32_t doff = l4[12] >> 4;
 
         w->key->tcp_flags = be16(sp_load_be16(l4 + 12) & 0x0fff);
@@ -144,7 +113,7 @@ parse_ipv4(struct walk *w, uint32_t ofs)
     const uint8_t *ip = w->p + ofs;
     struct sp_flow_key *key = w->key;
     uint32_t avail = w->end - ofs;
-    uint16_t status = check_ip_header(ip, avail, IPV4_HLEN_MIN, 4);
+    uint16_t status = check_ip_header(ip, avail, SP_IPV4_HDR_LEN, 4);
     uint32_t hlen, total;
     uint16_t frag;
 
@@ -152,7 +121,7 @@ parse_ipv4(struct walk *w, uint32_t ofs)
         return status;
     }
     hlen = (ip[0] & 0x0fu) * 4;
-    if (hlen < IPV4_HLEN_MIN) {
+    if (hlen < SP_IPV4_HDR_LEN) {
         return SP_MFEX_L3_BAD_HLEN;
     }
     if (hlen > avail) {
@@ -164,9 +133,9 @@ parse_ipv4(struct walk *w, uint32_t ofs)
     memcpy(key->nw_src, ip + 12, 4);
     memcpy(key->nw_dst, ip + 16, 4);
     frag = sp_load_be16(ip + 6);
-    if (frag & (IPV4_FRAG_MF | IPV4_FRAG_OFFSET)) {
+    if (frag & (SP_IPV4_FRAG_MF | SP_IPV4_FRAG_OFFSET)) {
         key->nw_frag = SP_FRAG_ANY;
-        if (frag & IPV4_FRAG_OFFSET) {
+        if (frag & SP_IPV4_FRAG_OFFSET) {
             key->nw_frag |= SP_FRAG_LATER;
         }
     }
@@ -187,8 +156,8 @@ parse_ipv4(struct walk *w, uint32_t ofs)
 static bool
 is_ipv6_ext(uint8_t next)
 {
-    return next == IPPROTO_HOPOPTS_ || next == IPPROTO_ROUTING_ ||
-           next == IPPROTO_FRAGMENT_ || next == IPPROTO_DSTOPTS_;
+    return next == SP_IPPROTO_HOPOPTS || next == SP_IPPROTO_ROUTING ||
+           next == SP_IPPROTO_FRAGMENT || next == SP_IPPROTO_DSTOPTS;
 }
 
 static uint16_t
@@ -197,7 +166,7 @@ parse_ipv6(struct walk *w, uint32_t ofs)
     const uint8_t *ip = w->p + ofs;
     struct sp_flow_key *key = w->key;
     uint32_t avail = w->end - ofs;
-    uint16_t status = check_ip_header(ip, avail, IPV6_HLEN, 6);
+    uint16_t status = check_ip_header(ip, avail, SP_IPV6_HDR_LEN, 6);
     uint32_t payload, word;
     uint8_t next;
 
@@ -215,11 +184,11 @@ parse_ipv6(struct walk *w, uint32_t ofs)
     memcpy(key->nw_src, ip + 8, 16);
     memcpy(key->nw_dst, ip + 24, 16);
     payload = sp_load_be16(ip + 4);
-    if (payload > avail - IPV6_HLEN) {
+    if (payload > avail - SP_IPV6_HDR_LEN) {
         return SP_MFEX_L3_TRUNCATED;
     }
-    w->end = ofs + IPV6_HLEN + payload;
-    ofs += IPV6_HLEN;
+    w->end = ofs + SP_IPV6_HDR_LEN + payload;
+    ofs += SP_IPV6_HDR_LEN;
     for (unsigned count = 0; is_ipv6_ext(next); count++) {
         const uint8_t *ext = w->p + ofs;
         uint32_t ext_len;
@@ -227,16 +196,17 @@ parse_ipv6(struct walk *w, uint32_t ofs)
         if (count == SP_MFEX_IPV6_EXT_MAX) {
             return SP_MFEX_EXT_TOO_LONG;
         }
-        if (w->end - ofs < EXT_HLEN_MIN) {
+        if (w->end - ofs < SP_IPV6_EXT_HDR_LEN) {
             return SP_MFEX_EXT_TRUNCATED;
         }
-        ext_len = next == IPPROTO_FRAGMENT_ ? EXT_HLEN_MIN : (ext[1] + 1u) * 8;
+        ext_len = next == SP_IPPROTO_FRAGMENT ? SP_IPV6_EXT_HDR_LEN
+                                              : (ext[1] + 1u) * 8;
         if (w->end - ofs < ext_len) {
             return SP_MFEX_EXT_TRUNCATED;
         }
-        if (next == IPPROTO_FRAGMENT_) {
+        if (next == SP_IPPROTO_FRAGMENT) {
             key->nw_frag = SP_FRAG_ANY;
-            if (sp_load_be16(ext + 2) & IPV6_FRAG_OFFSET) {
+            if (sp_load_be16(ext + 2) & SP_IPV6_FRAG_OFFSET) {
                 key->nw_frag |= SP_FRAG_LATER;
             }
         }
@@ -257,11 +227,11 @@ parse_arp(struct walk *w, uint32_t ofs)
     struct sp_flow_key *key = w->key;
     uint16_t op;
 
-    if (w->end - ofs < ARP_LEN) {
+    if (w->end - ofs < SP_ARP_LEN) {
         return SP_MFEX_ARP_TRUNCATED;
     }
     /* Ethernet hardware, IPv4 protocol, 6- and 4-byte addresses. */
-    if (sp_load_be16(arp) != 1 || sp_load_be16(arp + 2) != ETH_TYPE_IPV4 ||
+    if (sp_load_be16(arp) != 1 || sp_load_be16(arp + 2) != SP_ETH_TYPE_IPV4 ||
         arp[4] != 6 || arp[5] != 4) {
         return SP_MFEX_ARP_UNSUPPORTED;
     }
@@ -279,37 +249,38 @@ parse_frame(struct walk *w)
 {
     struct sp_packet *pkt = w->pkt;
     struct sp_flow_key *key = w->key;
-    uint32_t ofs = ETH_HLEN;
+    uint32_t ofs = SP_ETH_HDR_LEN;
     uint16_t type;
 
-    if (pkt->len < ETH_HLEN) {
+    if (pkt->len < SP_ETH_HDR_LEN) {
         return SP_MFEX_L2_TRUNCATED;
     }
     memcpy(key->dl_dst, w->p, 2 * SP_ETH_ADDR_LEN);
     type = sp_load_be16(w->p + 12);
     for (unsigned tags = 0; tags < VLAN_TAGS_MAX && is_vlan_type(type);
          tags++) {
-        if (pkt->len - ofs < VLAN_HLEN) {
+        if (pkt->len - ofs < SP_VLAN_HDR_LEN) {
             return SP_MFEX_L2_TRUNCATED;
         }
         if (tags == 0) {
             key->vlan_tci = be16(sp_load_be16(w->p + ofs) | SP_VLAN_PRESENT);
         }
         type = sp_load_be16(w->p + ofs + 2);
-        ofs += VLAN_HLEN;
+        ofs += SP_VLAN_HDR_LEN;
     }
     key->dl_type = be16(type);
     switch (type) {
-    case ETH_TYPE_IPV4:
-    case ETH_TYPE_IPV6:
+    case SP_ETH_TYPE_IPV4:
+    case SP_ETH_TYPE_IPV6:
         if (ofs < pkt->len) {
             pkt->l3_ofs = (uint16_t)ofs;
         }
-        return type == ETH_TYPE_IPV4 ? parse_ipv4(w, ofs) : parse_ipv6(w, ofs);
-    case ETH_TYPE_ARP:
+        return type == SP_ETH_TYPE_IPV4 ? parse_ipv4(w, ofs)
+                                        : parse_ipv6(w, ofs);
+    case SP_ETH_TYPE_ARP:
         return parse_arp(w, ofs);
-    case ETH_TYPE_MPLS:
-    case ETH_TYPE_MPLSM:
+    case SP_ETH_TYPE_MPLS:
+    case SP_ETH_TYPE_MPLS_MC:
         return SP_MFEX_L2_MPLS;
     default:
         return SP_MFEX_OK;
