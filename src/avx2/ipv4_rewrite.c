@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IPv4 rewrite with AVX2 (src/x86/ipv4_rewrite.h): the 20-byte header
- * comes in as a 16-byte and a 4-byte load and goes back the same way, the
- * new checksum inserted into word 5. No vpmaskmov: qemu and valgrind do
+ * IPv4 rewrite with AVX2 (the loop of src/x86/ipv4_rewrite.h): the 20-byte
+ * header comes in as a 16-byte and a 4-byte load and goes back the same way,
+ * the new checksum inserted into word 5. No vpmaskmov: qemu and valgrind do
  * not emulate its fault suppression.
  */
 #include "dispatch/isa.h"

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Miniflow extract with AVX2 profiles (see src/generic/mfex_profile.h). pshufb
- * only shuffles within 16-byte lanes, so each 16 bytes of the key are shuffled
- * out of one or two 16-byte windows of the packet that hold every byte the
- * profile's permute puts there (SP_MFEX_WIN_A and SP_MFEX_WIN_B, with
- * their controls in the profile). Every window ends within
- * SP_MFEX_LEN(shape) bytes, which a packet of the shape has, so nothing
- * past the packet's end is read and short packets need no copy.
+ * Miniflow extract with AVX2: the loop of src/generic/mfex.h over the profiles
+ * of src/generic/mfex_profile.h. pshufb only shuffles within 16-byte lanes, so
+ * each 16 bytes of the key are shuffled out of one or two 16-byte windows of
+ * the packet that hold every byte the profile's permute puts there
+ * (SP_MFEX_WIN_A and SP_MFEX_WIN_B, with their controls in the profile). Every
+ * window ends within SP_MFEX_LEN(shape) bytes, which a packet of the shape
+ * has, so nothing past the packet's end is read and short packets need no
+ * copy.
  */
 #include <immintrin.h>
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IPv4 rewrite with AVX-512 (src/x86/ipv4_rewrite.h): the 20-byte header
- * comes in by one masked load and goes back, with its new checksum
- * broadcast into word 5 under a mask, by one masked store; neither touches
- * a byte past the header. Bit-selects are one vpternlogd (the compiler
- * merges the AND-NOT and OR).
+ * IPv4 rewrite with AVX-512 (the loop of src/x86/ipv4_rewrite.h): the 20-byte
+ * header comes in by one masked load and goes back, with its new checksum
+ * broadcast into word 5 under a mask, by one masked store; neither touches a
+ * byte past the header. Bit-selects are one vpternlogd (the compiler merges
+ * the AND-NOT and OR).
  */
 #include "dispatch/isa.h"
 #include "x86/ipv4_rewrite.h"

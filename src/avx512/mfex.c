@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Miniflow extract with AVX-512 profiles (see src/generic/mfex_profile.h). The
- * first 32 bytes of a packet (it has at least 42) are probed; for a match, the
- * first 64 bytes (or all of a shorter shape's, through a 256-bit masked
- * load that never touches a byte past them) go through one byte permute
- * into the key, one AND/OR (vpternlog) applies keep and set, and masked
- * word broadcasts from memory add in_port and, past byte 64, IPv6's TCP
- * flags; one store.
+ * Miniflow extract with AVX-512: the loop of src/generic/mfex.h over the
+ * profiles of src/generic/mfex_profile.h. The first 32 bytes of a packet (it
+ * has at least 42) are probed; for a match, the first 64 bytes (or all of a
+ * shorter shape's, through a 256-bit masked load that never touches a byte
+ * past them) go through one byte permute into the key, one AND/OR (vpternlog)
+ * applies keep and set, and masked word broadcasts from memory add in_port
+ * and, past byte 64, IPv6's TCP flags; one store.
  *
  * This file is built twice: plain (AVX-512 F/BW/VL/DQ) as sp_avx512_mfex,
  * which emulates the byte permute with two vpermw word permutes and

@@ -19,6 +19,12 @@
  *    hold any.
  * Each ISA passes its own signature and key compares; the calls are to
  * constants of always-inlined functions, so they are inlined too.
+ *
+ * Instantiated by src/neon/classifier.c and, through src/x86/classifier.h,
+ * src/avx2/classifier.c and src/avx512/classifier.c. Caller in the
+ * datapath: sp_cls_lookup (src/datapath/classifier.c), through
+ * SP_KERNEL(classifier), once per subtable in priority order, for the
+ * keys sp_emc_cls_lookup (src/datapath/emc.c) did not find in the EMC.
  */
 #ifndef SP_GENERIC_CLASSIFIER_H
 #define SP_GENERIC_CLASSIFIER_H

@@ -6,6 +6,11 @@
  * scalar specification (src/scalar/emc.c) finds it. Each ISA passes its
  * signature and key compares; the calls are to constants of
  * always-inlined functions, so they are inlined too.
+ *
+ * Instantiated by src/avx2/emc.c, src/avx512/emc.c and src/neon/emc.c.
+ * Caller in the datapath: sp_emc_cls_lookup (src/datapath/emc.c), through
+ * SP_KERNEL(emc), for every burst process_burst (src/datapath/datapath.c)
+ * receives; the EMC's misses then go to the classifier.
  */
 #ifndef SP_GENERIC_EMC_H
 #define SP_GENERIC_EMC_H

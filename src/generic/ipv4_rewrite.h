@@ -3,6 +3,12 @@
  * What every variant of the ipv4_rewrite kernel shares: finding a complete
  * IPv4 header and the L4 checksum an address change must update, exactly
  * as the contract in kernels.h says.
+ *
+ * Used by src/scalar/ipv4_rewrite.c, src/neon/ipv4_rewrite.c and, through
+ * src/x86/ipv4_rewrite.h, the AVX2 and AVX-512 ones. Caller in the
+ * datapath: execute_group (src/datapath/actions_execute.c), through
+ * SP_KERNEL(ipv4_rewrite), for a rule's mod_nw_* or dec_ttl step; the
+ * scalar actions also use its L4 checksum helpers for IPv6.
  */
 #ifndef SP_IPV4_REWRITE_H
 #define SP_IPV4_REWRITE_H

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Internal: the loop of the SIMD miniflow extract parsers, one copy per
- * shape (see src/generic/mfex_profile.h). Traffic comes in runs of one shape,
- * so a run is parsed by a loop in which the shape is a constant: offsets,
- * lengths, masks and the chunks to load fold away, and the profile's vectors
- * stay in registers. A packet whose shape no profile takes goes to the scalar
- * parser, after the loop.
+ * Internal: the loop of the SIMD miniflow extract parsers, one copy per shape
+ * (see src/generic/mfex_profile.h). Traffic comes in runs of one shape, so a
+ * run is parsed by a loop in which the shape is a constant: offsets, lengths,
+ * masks and the chunks to load fold away, and the profile's vectors stay in
+ * registers. A packet whose shape no profile takes goes to the scalar parser,
+ * after the loop.
  *
  * Included by each ISA's mfex.c after it defines MFEX_FN (the kernel's
  * name) and, with its own registers:
@@ -15,6 +15,11 @@
  *  - build_key(lp, shape, pkt, key): the key, with in_port, read from the
  *    packet's first len bytes only.
  * No include guard: each includer has its own definitions.
+ *
+ * Instantiated by src/avx2/mfex.c, src/avx512/mfex.c (twice: avx512 and
+ * avx512vbmi) and src/neon/mfex.c. Caller in the datapath: process_burst
+ * (src/datapath/datapath.c), through SP_KERNEL(mfex), first for every
+ * received burst; also `simdpath parse-pcap` (src/cli/parse_pcap.c).
  */
 #include "generic/mfex_profile.h"
 

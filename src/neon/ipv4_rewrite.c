@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IPv4 rewrite with NEON: the 20-byte header as a 128-bit and a 64-bit
- * register (16 + 4 bytes loaded, nothing past the header), every field set
- * by one bit-select (vbsl) against the set's image, the checksum terms of
- * every word at once as pairwise sums of new minus those of old (see
- * sp_ipv4_image), reduced by vaddv, and the header stored back as 16 + 4
- * bytes. A set of addresses only works on their 8 bytes, as on x86.
+ * IPv4 rewrite with NEON, on the helpers of src/generic/ipv4_rewrite.h: the
+ * 20-byte header as a 128-bit and a 64-bit register (16 + 4 bytes loaded,
+ * nothing past the header), every field set by one bit-select (vbsl) against
+ * the set's image, the checksum terms of every word at once as pairwise sums
+ * of new minus those of old (see sp_ipv4_image), reduced by vaddv, and the
+ * header stored back as 16 + 4 bytes. A set of addresses only works on their 8
+ * bytes, as on x86.
  */
 #include <arm_neon.h>
 

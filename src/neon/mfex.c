@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Miniflow extract with NEON profiles (see src/generic/mfex_profile.h). The
- * window is up to five q registers, the chunks the shape reads; the probe is
- * two masked compares; each 16 bytes of the key are one tbl over the first 64
- * bytes and, for shapes that read the fifth chunk, one tbx over it (tbl
- * gives zero and tbx keeps the byte for an index out of range, so
- * SP_MFEX_PERM_ZERO lanes stay zero). The chunk a packet ends in is its
- * last 16 bytes moved down with a tbl: nothing past its end is read.
+ * Miniflow extract with NEON: the loop of src/generic/mfex.h over the profiles
+ * of src/generic/mfex_profile.h. The window is up to five q registers, the
+ * chunks the shape reads; the probe is two masked compares; each 16 bytes of
+ * the key are one tbl over the first 64 bytes and, for shapes that read the
+ * fifth chunk, one tbx over it (tbl gives zero and tbx keeps the byte for an
+ * index out of range, so SP_MFEX_PERM_ZERO lanes stay zero). The chunk a
+ * packet ends in is its last 16 bytes moved down with a tbl: nothing past its
+ * end is read.
  */
 #include <arm_neon.h>
 

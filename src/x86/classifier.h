@@ -5,6 +5,8 @@
  * value, half the time of a chain of crc32 steps) and prefetch the first
  * candidate bucket, so that the bucket misses of large tables overlap
  * before the probing passes (src/generic/classifier.h) need them.
+ * Instantiated by src/avx2/classifier.c and src/avx512/classifier.c; the
+ * callers are those of src/generic/classifier.h.
  */
 #ifndef SP_X86_CLASSIFIER_H
 #define SP_X86_CLASSIFIER_H

@@ -4,7 +4,7 @@
  * header comes into a 256-bit register and goes back: AVX-512 with masked
  * loads and stores, AVX2 with a 16-byte and a 4-byte access. Each folder
  * passes its own load and store, which always_inline turns into direct
- * code. Needs AVX2.
+ * code. Needs AVX2. The callers are those of src/generic/ipv4_rewrite.h.
  */
 #ifndef SP_X86_IPV4_REWRITE_H
 #define SP_X86_IPV4_REWRITE_H
