@@ -70,9 +70,9 @@ struct sp_cls_bucket {
 
 /* A key's bit in its first bucket's moved_hint, from the top five bits of
  * its hash, which pick no first bucket of a table under 2^27 buckets. With
- * one key moved out of a bucket (the usual case: 4% of the buckets of a
- * million rules in 100 subtables have any), a lookup of another key reads
- * the second bucket 1 time in 32 instead of every time. */
+ * one key moved out of a bucket (the usual case; docs/perf/classifier.md),
+ * a lookup of another key reads the second bucket 1 time in 32 instead of
+ * every time. */
 static inline uint32_t
 sp_cls_moved_bit(uint32_t hash)
 {
@@ -97,7 +97,7 @@ static_assert(sizeof(struct sp_cls_bucket) == 64,
  * each slot's masked key after its bucket's line, so that a lookup
  * verifies the key in the same 4 KiB as the bucket it has just read rather
  * than in the rule, elsewhere: on a large table that costs a fraction of a
- * line from memory instead of a whole one (docs/architecture.md). The
+ * line from memory instead of a whole one (docs/perf/classifier.md). The
  * others keep buckets of one line, six times denser, which is what their
  * lookups, mostly misses, read.
  *
@@ -109,7 +109,7 @@ static_assert(sizeof(struct sp_cls_bucket) == 64,
 
 /* Smaller subtables never get copies: their rules stay in the caches, and
  * copies would only cost memory and a few instructions per key (see
- * docs/architecture.md; sp_cls_set_copies_min_buckets changes it). */
+ * docs/perf/classifier.md; sp_cls_set_copies_min_buckets changes it). */
 #define SP_CLS_COPIES_MIN_BUCKETS 32768
 
 /* A key whose two buckets are both full goes to an overflow bucket, after
@@ -117,10 +117,9 @@ static_assert(sizeof(struct sp_cls_bucket) == 64,
  * in its second bucket does: a lookup scans the overflow buckets only for a
  * key found in neither of its buckets whose bit is set, while the overflow
  * holds any. Without them a table doubles the first time a key finds
- * both its buckets full, at 15-40% load; with them, once they are full
- * too, at 30-50% (less the larger the table): in tables of 10,000 to
- * 100,000 rules, half the buckets for lookups that miss to read
- * (docs/architecture.md). Tables of fewer buckets stay in the caches and
+ * both its buckets full; with them, once they are full too, at about
+ * twice the load, so lookups that miss read half the buckets
+ * (docs/perf/classifier.md). Tables of fewer buckets stay in the caches and
  * never get them (sp_cls_set_overflow_min_buckets changes that). */
 #define SP_CLS_OVERFLOW_BUCKETS     8
 #define SP_CLS_OVERFLOW_MIN_BUCKETS 1024

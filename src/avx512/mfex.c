@@ -109,7 +109,7 @@ bytes_below(unsigned n)
 
 /* The first 64 bytes of p, or its first n (32 < n < 64, a constant) and
  * zeros: nothing past them is read. A masked load only in 256 bits:
- * 512-bit ones measured up to a third slower per packet on Zen 5. */
+ * 512-bit ones are slower on AMD Zen 5 (docs/perf/mfex.md). */
 static inline __m512i
 load_first(const uint8_t *p, unsigned n)
 {

@@ -76,9 +76,9 @@ masked_hash(const struct sp_flow_key *masked_key)
     return hash;
 }
 
-/* On 4 KiB pages: transparent huge pages (madvise) made lookups of a
- * million active flows here 1.3-5x slower and those of 16,384 no faster
- * (docs/architecture.md). */
+/* On 4 KiB pages: transparent huge pages (madvise) made lookups of many
+ * active flows slower and those of few no faster
+ * (docs/perf/classifier.md). */
 static struct sp_cls_buckets *
 buckets_alloc(const struct sp_cls *cls, uint32_t count, uint32_t lines)
 {

@@ -34,7 +34,7 @@ parse_run(const unsigned shape, struct sp_packet *const *pkts, uint32_t i,
 
     /* An opaque pointer, so that the compiler cannot hoist the loads of
      * all eight profiles out of the batch loop: that spilled them on
-     * AVX2, which has 16 vector registers (-30%). */
+     * AVX2, which has 16 vector registers (docs/perf/mfex.md). */
     __asm__("" : "+r"(prof));
     lp = load_profile(prof);
 
