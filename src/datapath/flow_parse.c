@@ -18,6 +18,10 @@ struct parser {
     struct sp_flow_spec *spec;
     struct sp_err *err;
     const char *name; /* the field being parsed, for messages */
+    unsigned column;  /* its column */
+    /* The column of the first field that set each key byte, which a
+     * refused match (sp_match_check) is blamed on. */
+    unsigned columns[sizeof(struct sp_flow_key)];
 };
 
 static int
@@ -46,6 +50,9 @@ put(struct parser *p, size_t ofs, const uint8_t *value, const uint8_t *mask,
         }
     }
     for (size_t i = 0; i < len; i++) {
+        if (!p->columns[ofs + i]) {
+            p->columns[ofs + i] = p->column;
+        }
         key[i] |= value[i] & mask[i];
         kmask[i] |= mask[i];
     }
@@ -442,11 +449,25 @@ is_separator(char c)
     return c == ',' || c == ' ' || c == '\t';
 }
 
+/* Checks the whole match, as the classifier will (prerequisites: tp_dst
+ * needs a protocol...), and blames the field it names. */
+static int
+check_match(const struct parser *p, unsigned *column)
+{
+    unsigned at;
+
+    if (sp_match_check(&p->spec->match, &at, p->err)) {
+        *column = p->columns[at];
+        return -1;
+    }
+    return 0;
+}
+
 int
 sp_flow_parse_match(const char *text, struct sp_flow_spec *spec,
                     unsigned *column, struct sp_err *err)
 {
-    struct parser p = {spec, err, NULL};
+    struct parser p = {.spec = spec, .err = err};
     const char *s = text;
 
     memset(spec, 0, sizeof *spec);
@@ -460,9 +481,10 @@ sp_flow_parse_match(const char *text, struct sp_flow_spec *spec,
             s++;
         }
         if (!*s || *s == '\n' || *s == '\r') {
-            return 0;
+            return check_match(&p, column);
         }
         *column = (unsigned)(s - text) + 1;
+        p.column = *column;
         name_len = strcspn(s, "=, \t\r\n");
         eq = s[name_len] == '=' ? s + name_len : NULL;
         if (name_len == 0 || name_len >= sizeof name) {
@@ -473,7 +495,7 @@ sp_flow_parse_match(const char *text, struct sp_flow_spec *spec,
         p.name = name;
         if (eq && !strcmp(name, "actions")) {
             spec->actions_ofs = (size_t)(eq + 1 - text);
-            return 0;
+            return check_match(&p, column);
         }
         s += name_len;
         if (eq) {
