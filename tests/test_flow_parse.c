@@ -158,6 +158,12 @@ test_errors(void **state)
     assert_error("tcp=1", 1, "takes no value");
     assert_error("ipv6_label=0x100000", 1, "from 0 to 1048575");
     assert_error("icmp_type=256", 1, "from 0 to 255");
+    /* Numbers are digits: no sign, no blank (strtoul takes both). */
+    assert_error("tcp,tp_dst=+80", 5, "invalid value '+80'");
+    assert_error("priority=-1", 1, "invalid value '-1'");
+    assert_error("dl_src=-1:00:00:00:00:00", 1, "invalid Ethernet address");
+    assert_error("dl_src=00:11:22:33:44:+5", 1, "invalid Ethernet address");
+    assert_error("ip,nw_dst=10.0.0.0/+8", 4, "invalid mask '+8'");
 }
 
 /* A match the classifier would refuse is refused here, at the column of

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The match part of a flow rule: docs/flow-syntax.md is the reference. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -81,9 +82,10 @@ parse_number(struct parser *p, const char *text, uint32_t max, uint32_t *out)
     char *end;
     unsigned long v;
 
+    /* strtoul() would take a sign ("-1" wraps) or leading blanks. */
     errno = 0;
     v = strtoul(text, &end, 0);
-    if (errno || end == text || *end || text[0] == '-' || v > max) {
+    if (!isdigit((unsigned char)text[0]) || errno || *end || v > max) {
         return fail(p,
                     "invalid value '%s' for %s; expected a number from 0 "
                     "to %u (decimal or 0x hex)",
@@ -160,7 +162,9 @@ parse_mac(struct parser *p, const struct field *f, char *value)
         unsigned b[6];
         char tail;
 
-        if (sscanf(texts[i], "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2],
+        /* sscanf's %x would take a sign ("-1:...") too. */
+        if (texts[i][strspn(texts[i], "0123456789abcdefABCDEF:")] ||
+            sscanf(texts[i], "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2],
                    &b[3], &b[4], &b[5], &tail) != 6) {
             return fail(p,
                         "invalid Ethernet address '%s' for %s; expected "
