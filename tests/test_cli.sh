@@ -161,6 +161,17 @@ fi
 
 expect 0 "self-check" -- check --rounds 3000 && has "$out" "PASS" "check"
 expect 2 "check bad rounds" -- check --rounds x
+# Numbers are digits: strtoul took "-1" as 2^64-1 rounds (hours), "+5",
+# " 5"; values past the largest are refused, not wrapped.
+for v in -1 +5 " 5" "5 " 0x10 "" 100000001 18446744073709551616; do
+    expect 2 "check --rounds '$v'" -- check --rounds "$v" &&
+        has "$err" "--rounds: invalid value '$v'; expected a number from 0" \
+            "check --rounds '$v' names the value"
+done
+expect 2 "check --seed -1" -- check --seed -1 &&
+    has "$err" "--seed: invalid value '-1'" "check --seed -1"
+expect 2 "width with a blank" -- --max-simd " 128" impls
+expect 2 "width with a sign" -- --max-simd +256 impls
 expect 2 "check extra argument" -- check extra
 
 # A capture of one 60-byte Ethernet/IPv4/UDP frame (10.0.0.1:1234 ->

@@ -49,6 +49,11 @@ uint64_t sp_run_report(struct sp_dp *dp, const struct sp_dp_config *config,
                        FILE *out);
 int sp_cmd_run(int argc, char **argv);
 
+/* Reads a number of digits only, from 0 to max, into *out; or reports
+ * the value as opt's and returns -1. */
+int sp_cli_parse_uint(const char *opt, const char *text, unsigned long max,
+                      unsigned long *out);
+
 /* Reports "simdpath: <context>: <message>" on stderr. */
 void sp_cli_error(const char *context, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -83,24 +83,6 @@ on_signal(int sig)
 }
 
 static int
-parse_uint(const char *opt, const char *text, unsigned long max,
-           unsigned long *out)
-{
-    char *end;
-
-    errno = 0;
-    *out = strtoul(text, &end, 10);
-    if (errno || end == text || *end || text[0] == '-' || *out > max) {
-        sp_cli_error(opt,
-                     "invalid value '%s'; expected a number from 0 "
-                     "to %lu",
-                     text, max);
-        return -1;
-    }
-    return 0;
-}
-
-static int
 parse_options(int argc, char **argv, struct run_options *o)
 {
     /* After the common options' codes (cli.h). */
@@ -155,7 +137,8 @@ parse_options(int argc, char **argv, struct run_options *o)
             o->flows = optarg;
             break;
         case OPT_PMDS:
-            if (parse_uint("--pmd-threads", optarg, SP_DP_MAX_PMDS, &v)) {
+            if (sp_cli_parse_uint("--pmd-threads", optarg, SP_DP_MAX_PMDS,
+                                  &v)) {
                 return -1;
             }
             if (v == 0) {
@@ -165,13 +148,14 @@ parse_options(int argc, char **argv, struct run_options *o)
             o->dp.n_pmds = (unsigned)v;
             break;
         case OPT_EMC:
-            if (parse_uint("--emc-entries", optarg, 1u << 24, &v)) {
+            if (sp_cli_parse_uint("--emc-entries", optarg, 1u << 24, &v)) {
                 return -1;
             }
             o->dp.emc_entries = (uint32_t)v;
             break;
         case OPT_EMC_PROB:
-            if (parse_uint("--emc-insert-inv-prob", optarg, UINT32_MAX, &v)) {
+            if (sp_cli_parse_uint("--emc-insert-inv-prob", optarg, UINT32_MAX,
+                                  &v)) {
                 return -1;
             }
             o->dp.emc_insert_inv_prob = (uint32_t)v;
@@ -180,13 +164,14 @@ parse_options(int argc, char **argv, struct run_options *o)
             o->ctl_path = optarg;
             break;
         case OPT_DURATION:
-            if (parse_uint("--duration", optarg, 86400 * 365, &v)) {
+            if (sp_cli_parse_uint("--duration", optarg, 86400 * 365, &v)) {
                 return -1;
             }
             o->duration = (double)v;
             break;
         case OPT_IDLE:
-            if (parse_uint("--exit-when-idle", optarg, 3600 * 1000, &v)) {
+            if (sp_cli_parse_uint("--exit-when-idle", optarg, 3600 * 1000,
+                                  &v)) {
                 return -1;
             }
             o->idle_ms = (unsigned)v;
