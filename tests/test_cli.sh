@@ -196,7 +196,26 @@ expect 0 "parse-pcap max-simd" -- parse-pcap --max-simd 128 "$pcap"
 expect 2 "parse-pcap bad impl" -- parse-pcap "$pcap" --impl bogus &&
     has "$err" "unknown variant 'bogus'" "parse-pcap bad impl"
 expect 2 "parse-pcap no file" -- parse-pcap
-expect 2 "parse-pcap missing file" -- parse-pcap /nonexistent/x.pcap
+expect 2 "parse-pcap missing file" -- parse-pcap /nonexistent/x.pcap &&
+    has "$err" "parse-pcap: /nonexistent/x.pcap: No such file" \
+        "parse-pcap names a missing file"
+# Every refusal names the file, libpcap's header errors too.
+: >"$pcap"
+expect 2 "parse-pcap empty file" -- parse-pcap "$pcap" &&
+    has "$err" "parse-pcap: $pcap: truncated dump file" \
+        "parse-pcap names an empty file"
+printf 'not a capture at all\n' >"$pcap"
+expect 2 "parse-pcap not a capture" -- parse-pcap "$pcap" &&
+    has "$err" "parse-pcap: $pcap: unknown file format" \
+        "parse-pcap names a file that is no capture"
+# A LINUX_SLL (113) capture header: not Ethernet, refused by name.
+{
+printf '\324\303\262\241\002\000\004\000\000\000\000\000'
+printf '\000\000\000\000\377\377\000\000\161\000\000\000'
+} >"$pcap"
+expect 2 "parse-pcap LINUX_SLL" -- parse-pcap "$pcap" &&
+    has "$err" "parse-pcap: $pcap: link type LINUX_SLL (113), not Ethernet" \
+        "parse-pcap refuses LINUX_SLL by name"
 
 if [ -n "$forced" ]; then
     SIMDPATH_IMPL=$forced expect 0 "forced by the caller" -- impls &&
