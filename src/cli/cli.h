@@ -18,6 +18,9 @@ int sp_cmd_impls(int argc, char **argv);
 int sp_cmd_check(int argc, char **argv);
 int sp_cmd_ctl(int argc, char **argv);
 int sp_cmd_parse_pcap(int argc, char **argv);
+/* Checks that path is a capture of Ethernet frames, the only link type
+ * simdpath parses; -1 with err naming the file if not. */
+int sp_cli_pcap_check(const char *path, struct sp_err *err);
 
 /* The options every command that takes options accepts, for its getopt
  * table; sp_cli_common_option() applies one at once. */

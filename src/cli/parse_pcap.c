@@ -93,6 +93,18 @@ open_ethernet(const char *path, struct sp_err *err)
     return pcap;
 }
 
+int
+sp_cli_pcap_check(const char *path, struct sp_err *err)
+{
+    pcap_t *pcap = open_ethernet(path, err);
+
+    if (!pcap) {
+        return -1;
+    }
+    pcap_close(pcap);
+    return 0;
+}
+
 static int
 parse_file(const char *path)
 {

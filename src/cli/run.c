@@ -20,6 +20,9 @@
 
 #define MAX_EAL_ARGS 128
 #define DEMO_DIR     "simdpath-demo"
+#define NO_HUGE_MB   512 /* EAL's memory without hugepages */
+#define STR(x)       #x
+#define XSTR(x)      STR(x)
 
 static const char run_usage[] =
     "Usage: simdpath [OPTION]... run [RUN OPTION]... [-- EAL ARG...]\n"
@@ -34,11 +37,14 @@ static const char run_usage[] =
     "  --port DEVICE          add a port; ports are numbered 1, 2, ... in\n"
     "                         order: a PCI address (0000:3b:00.0) or a DPDK\n"
     "                         virtual device (net_pcap0,rx_pcap=in.pcap,\n"
-    "                         tx_pcap=out.pcap; net_ring0; net_null0; ...)\n"
+    "                         tx_pcap=out.pcap; net_ring0; net_null0; ...);\n"
+    "                         an rx_pcap capture must be of Ethernet, as\n"
+    "                         for parse-pcap\n"
     "  --flows FILE           flow rules, one per line\n"
     "                         (docs/flow-syntax.md)\n"
-    "  --pmd-threads N        packet polling threads (default 1; each takes\n"
-    "                         a core)\n"
+    "  --pmd-threads N        packet polling threads (default 1, at most\n"
+    "                         64; each takes a core, and their packet pool\n"
+    "                         may take half of DPDK's memory)\n"
     "  --emc-entries N        exact-match cache entries per thread (default\n"
     "                         8192; 0 disables the cache)\n"
     "  --emc-insert-inv-prob N\n"
@@ -48,17 +54,19 @@ static const char run_usage[] =
     "                         root /run/simdpath/simdpath.ctl); refused if\n"
     "                         PATH holds anything but a socket nobody\n"
     "                         serves, or others may write its directory\n"
-    "  --duration SECONDS     stop after this long (default: at SIGINT or\n"
-    "                         SIGTERM)\n"
+    "  --duration SECONDS     stop after this long (default 0: no limit)\n"
     "  --exit-when-idle MS    stop once no packet arrived for MS\n"
-    "                         milliseconds (the demo uses 500)\n"
+    "                         milliseconds (default 0: never; the demo\n"
+    "                         uses 500)\n"
     "  --impl SPEC, --max-simd BITS\n"
     "                         as before the command\n"
     "  -h, --help             show this help\n"
     "\n"
     "Arguments after -- go to DPDK's EAL as they are. simdpath gives EAL\n"
     "one core per PMD thread plus one for itself, the ports, and --no-huge\n"
-    "-m 512 --no-shconf when no hugepages are free (it says so).\n";
+    "-m 512 --no-shconf when no hugepages are free (it says so); it refuses\n"
+    "EAL's own cores (-l, -c, --lcores) and a --proc-type but primary.\n"
+    "Everything it can check is checked before DPDK starts (exit 2).\n";
 
 struct run_options {
     const char *ports[SP_DP_MAX_PORTS];
@@ -249,20 +257,22 @@ setup_demo(struct run_options *o)
     return 0;
 }
 
-static bool
+/* Free hugepage memory in bytes; 0 when there is none. */
+static uint64_t
 hugepages_free(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
     char line[256];
-    unsigned long free_pages = 0;
+    unsigned long free_pages = 0, page_kb = 0;
 
     while (f && fgets(line, sizeof line, f)) {
         sscanf(line, "HugePages_Free: %lu", &free_pages);
+        sscanf(line, "Hugepagesize: %lu kB", &page_kb);
     }
     if (f) {
         fclose(f);
     }
-    return free_pages > 0;
+    return (uint64_t)free_pages * page_kb * 1024;
 }
 
 static bool
@@ -273,6 +283,137 @@ is_pci_address(const char *dev)
 
     return sscanf(dev, "%x:%x:%x.%x%c", &dom, &bus, &slot, &fn, &tail) == 4 ||
            sscanf(dev, "%x:%x.%x%c", &bus, &slot, &fn, &tail) == 3;
+}
+
+/* Whether the long option "--name[=value]" (name_len bytes) is 'full'
+ * as getopt reads it: any prefix of at least min_len bytes. */
+static bool
+long_option_is(const char *name, size_t name_len, const char *full,
+               size_t min_len)
+{
+    return name_len >= min_len && name_len <= strlen(full) &&
+           !strncmp(name, full, name_len);
+}
+
+/* Refuses the EAL arguments simdpath cannot honour: cores, which it gives
+ * EAL itself from --pmd-threads, and a secondary process, which waits for
+ * a primary forever. Sets *memory when the operator sizes EAL's memory. */
+static int
+check_eal_args(const struct run_options *o, bool *memory)
+{
+    /* EAL's short options that take a value. */
+    static const char with_value[] = "abcdlLmnrs";
+    static const char cores[] = "simdpath gives EAL its cores itself, one "
+                                "per PMD thread and one more "
+                                "(--pmd-threads)";
+
+    for (int i = 0; i < o->eal_argc; i++) {
+        const char *a = o->eal_argv[i], *next;
+        size_t len;
+
+        next = i + 1 < o->eal_argc ? o->eal_argv[i + 1] : "";
+        if (!strcmp(a, "--")) {
+            break;
+        }
+        if (a[0] != '-' || !a[1]) {
+            continue;
+        }
+        if (a[1] == '-') {
+            len = strcspn(a + 2, "=");
+            if (long_option_is(a + 2, len, "lcores", 2)) {
+                sp_cli_error("run", "EAL argument '%s': %s", a, cores);
+                return -1;
+            }
+            if (long_option_is(a + 2, len, "proc-type", 1) &&
+                strcmp(a[2 + len] ? a + 3 + len : next, "primary")) {
+                sp_cli_error("run",
+                             "EAL argument '%s%s%s': simdpath runs as "
+                             "DPDK's primary process only",
+                             a, a[2 + len] ? "" : " ", a[2 + len] ? "" : next);
+                return -1;
+            }
+            *memory |= long_option_is(a + 2, len, "socket-mem", 8);
+            continue;
+        }
+        /* A cluster of short options ("-vl0-1"): up to one with a value,
+         * which is the rest or the next argument. */
+        for (const char *c = a + 1; *c; c++) {
+            if (*c == 'l' || *c == 'c') {
+                sp_cli_error("run", "EAL argument '%s': %s", a, cores);
+                return -1;
+            }
+            *memory |= *c == 'm';
+            if (strchr(with_value, *c)) {
+                i += !c[1];
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The receive captures of pcap ports ("net_pcap0,rx_pcap=FILE"): Ethernet,
+ * as parse-pcap requires, and readable, checked before DPDK opens them. */
+static int
+check_port_captures(const struct run_options *o)
+{
+    static const char key[] = "rx_pcap=";
+
+    for (unsigned p = 0; p < o->n_ports; p++) {
+        const char *arg = strchr(o->ports[p], ',');
+
+        if (strncmp(o->ports[p], "net_pcap", 8)) {
+            continue;
+        }
+        for (; arg; arg = strchr(arg, ',')) {
+            char path[4096];
+            size_t len = strcspn(++arg, ",");
+            struct sp_err err;
+
+            if (len <= strlen(key) || strncmp(arg, key, strlen(key))) {
+                continue;
+            }
+            snprintf(path, sizeof path, "%.*s", (int)(len - strlen(key)),
+                     arg + strlen(key));
+            if (sp_cli_pcap_check(path, &err)) {
+                sp_cli_error("run", "port %u (%s): %s", p + 1, o->ports[p],
+                             err.msg);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The packet pool must fit in EAL's memory, or DPDK starts only to fail:
+ * half of it, the rest for DPDK's own tables and rings, when simdpath
+ * knows it (the operator's -m or --socket-mem it does not check). */
+static int
+check_pool_fits(const struct run_options *o, bool operator_memory)
+{
+    uint64_t hugepages = hugepages_free();
+    uint64_t memory = hugepages ? hugepages : (uint64_t)NO_HUGE_MB << 20;
+    uint64_t need = sp_io_pool_bytes(o->n_ports, o->dp.n_rxq, o->dp.n_pmds);
+    unsigned room = 0;
+
+    if (operator_memory || need <= memory / 2) {
+        return 0;
+    }
+    while (room < o->dp.n_pmds &&
+           sp_io_pool_bytes(o->n_ports, room + 1, room + 1) <= memory / 2) {
+        room++;
+    }
+    sp_cli_error("--pmd-threads",
+                 "%u PMD threads on %u port(s) need a packet pool of "
+                 "%llu MB, more than half of DPDK's %llu MB here (%s): "
+                 "room for %u thread(s); give EAL more memory (-- -m MB) "
+                 "or fewer threads or ports",
+                 o->dp.n_pmds, o->n_ports, (unsigned long long)(need >> 20),
+                 (unsigned long long)(memory >> 20),
+                 hugepages ? "free hugepages"
+                           : "-m " XSTR(NO_HUGE_MB) " without hugepages",
+                 room);
+    return -1;
 }
 
 /* EAL's arguments: cores, ports, memory, then the operator's. */
@@ -316,10 +457,11 @@ build_eal_args(const struct run_options *o, char **argv, char *cores,
     }
     if (!hugepages_free()) {
         printf("simdpath: no free hugepages: running DPDK with --no-huge "
-               "-m 512 --no-shconf\n");
+               "-m %d --no-shconf\n",
+               NO_HUGE_MB);
         argv[argc++] = "--no-huge";
         argv[argc++] = "-m";
-        argv[argc++] = "512";
+        argv[argc++] = XSTR(NO_HUGE_MB);
         argv[argc++] = "--no-shconf";
     }
     for (int i = 0; i < o->eal_argc && argc < MAX_EAL_ARGS - 1; i++) {
@@ -446,6 +588,7 @@ sp_cmd_run(int argc, char **argv)
     char *eal_argv[MAX_EAL_ARGS];
     char cores[1024];
     int eal_argc, rc = SP_EXIT_OK;
+    bool operator_memory = false;
     struct sp_dp *dp;
 
     memset(&o, 0, sizeof o);
@@ -463,6 +606,10 @@ sp_cmd_run(int argc, char **argv)
     o.dp.n_ports = o.n_ports;
     dpdk_io.headroom = sp_io_headroom();
     o.dp.n_rxq = o.dp.n_pmds;
+    if (check_eal_args(&o, &operator_memory) || check_port_captures(&o) ||
+        check_pool_fits(&o, operator_memory)) {
+        return SP_EXIT_USAGE;
+    }
     /* Rules are read before DPDK starts: a bad file starts nothing. */
     dp = sp_dp_create(&o.dp, &dpdk_io, &err);
     if (!dp || sp_dp_flows_load(dp, o.flows, &err)) {

@@ -140,17 +140,33 @@ start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
     return 0;
 }
 
+static unsigned
+pool_mbufs(unsigned ports, unsigned rxq, unsigned txq)
+{
+    unsigned mbufs = ports * (rxq + txq) * POOL_PER_Q;
+
+    return mbufs > POOL_MIN ? mbufs : POOL_MIN;
+}
+
+uint64_t
+sp_io_pool_bytes(unsigned ports, unsigned rxq, unsigned txq)
+{
+    struct rte_mempool_objsz size;
+
+    rte_mempool_calc_obj_size(
+        sizeof(struct rte_mbuf) + RTE_MBUF_DEFAULT_BUF_SIZE, 0, &size);
+    return (uint64_t)pool_mbufs(ports, rxq, txq) * size.total_size;
+}
+
 int
 sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
 {
-    unsigned mbufs = n_ports * (rxq + txq) * POOL_PER_Q;
-
     if (n_ports == 0) {
         return sp_err_set(err, "no ports: give at least one --port");
     }
-    pool = rte_pktmbuf_pool_create(
-        "sp_pool", mbufs > POOL_MIN ? mbufs : POOL_MIN, POOL_CACHE, 0,
-        RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+    pool = rte_pktmbuf_pool_create("sp_pool", pool_mbufs(n_ports, rxq, txq),
+                                   POOL_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                   (int)rte_socket_id());
     if (!pool) {
         return sp_err_set(err, "cannot create the packet pool: %s",
                           rte_strerror(rte_errno));
