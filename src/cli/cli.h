@@ -51,6 +51,9 @@ void sp_run_telemetry_register(void);
 uint64_t sp_run_report(struct sp_dp *dp, const struct sp_dp_config *config,
                        FILE *out);
 int sp_cmd_run(int argc, char **argv);
+/* Stops simdpath run as a stop signal does (ctl stop), from any thread;
+ * only a second signal forces the exit. */
+void sp_run_request_stop(void);
 
 /* Reads a number of digits only, from 0 to max, into *out; or reports
  * the value as opt's and returns -1. */

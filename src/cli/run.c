@@ -66,7 +66,12 @@ static const char run_usage[] =
     "one core per PMD thread plus one for itself, the ports, and --no-huge\n"
     "-m 512 --no-shconf when no hugepages are free (it says so); it refuses\n"
     "EAL's own cores (-l, -c, --lcores) and a --proc-type but primary.\n"
-    "Everything it can check is checked before DPDK starts (exit 2).\n";
+    "Everything it can check is checked before DPDK starts (exit 2).\n"
+    "\n"
+    "SIGINT, SIGTERM, SIGHUP and SIGQUIT stop it, even during DPDK's\n"
+    "start-up (it stops once started): the counters are printed, the ports\n"
+    "closed, the socket removed. A second one exits at once with status\n"
+    "128 + its number, without the report.\n";
 
 struct run_options {
     const char *ports[SP_DP_MAX_PORTS];
@@ -81,13 +86,78 @@ struct run_options {
     char **eal_argv;
 };
 
+/* The signal that asked to stop, 0 until one did. */
+static volatile sig_atomic_t stop_signal;
+/* ctl stop asked: not a signal, so that one after it (or a second ctl
+ * stop) does not force the exit. */
 static volatile sig_atomic_t stop_requested;
+/* The control socket while it is up, for a forced exit to remove. */
+static const char *volatile live_socket;
 
+/* The first stop signal stops forwarding, which ends in the report; a
+ * second one, for a shutdown that does not end, exits at once with
+ * 128 + its number, as a shell reports death by that signal. */
 static void
 on_signal(int sig)
 {
-    (void)sig;
+    static const char msg[] = "simdpath: second stop signal: exiting at "
+                              "once, without the report\n";
+    const char *socket = live_socket;
+
+    if (!stop_signal) {
+        stop_signal = sig;
+        return;
+    }
+    if (socket) {
+        unlink(socket);
+    }
+    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
+        /* Nothing left to tell it to. */
+    }
+    _exit(128 + sig);
+}
+
+void
+sp_run_request_stop(void)
+{
     stop_requested = 1;
+}
+
+/* Closes the control socket and removes it, after which a forced exit
+ * has none to remove. */
+static void
+stop_control(void)
+{
+    sp_ctl_stop();
+    live_socket = NULL;
+}
+
+/* From the start, so that one during DPDK's start-up stops simdpath
+ * once started instead of killing it: SIGHUP and SIGQUIT too, since an
+ * operator who sends them wants it stopped, and stopped cleanly. */
+static const struct {
+    int number;
+    const char *name;
+} stop_signals[] = {
+    {SIGINT, "SIGINT"},
+    {SIGTERM, "SIGTERM"},
+    {SIGHUP, "SIGHUP"},
+    {SIGQUIT, "SIGQUIT"},
+};
+
+static void
+catch_stop_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    /* DPDK's start-up need not see EINTR; the wait loop sleeps short. */
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++) {
+        sigaction(stop_signals[i].number, &sa, NULL);
+    }
 }
 
 static int
@@ -523,7 +593,7 @@ wait_for_stop(struct sp_dp *dp, const struct run_options *o)
     double last_maintenance = start;
     uint64_t last_rx = 0;
 
-    while (!stop_requested) {
+    while (!stop_signal && !stop_requested) {
         double now = now_seconds();
         uint64_t rx = total_rx(dp, o->n_ports);
 
@@ -543,6 +613,14 @@ wait_for_stop(struct sp_dp *dp, const struct run_options *o)
         }
         usleep(10000);
     }
+    for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++) {
+        if (stop_signal == stop_signals[i].number) {
+            printf("simdpath: %s: stopping (send it again to exit at "
+                   "once)\n",
+                   stop_signals[i].name);
+            fflush(stdout);
+        }
+    }
 }
 
 /* Runs the PMD threads on the EAL workers until a stop condition. */
@@ -557,15 +635,13 @@ serve(struct sp_dp *dp, const struct run_options *o)
         return SP_EXIT_FAILURE;
     }
     sp_run_telemetry_register();
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
     for (unsigned p = 0; p < o->dp.n_pmds; p++) {
         launches[p] = (struct pmd_launch){dp, p};
         if (sp_io_launch(p, pmd_thread, &launches[p])) {
             sp_cli_error("run", "cannot start PMD thread %u", p);
             sp_dp_stop(dp);
             sp_io_wait_workers();
-            sp_ctl_stop();
+            stop_control();
             return SP_EXIT_FAILURE;
         }
     }
@@ -576,7 +652,7 @@ serve(struct sp_dp *dp, const struct run_options *o)
     wait_for_stop(dp, o);
     sp_dp_stop(dp);
     sp_io_wait_workers();
-    sp_ctl_stop();
+    stop_control();
     return SP_EXIT_OK;
 }
 
@@ -592,6 +668,7 @@ sp_cmd_run(int argc, char **argv)
     struct sp_dp *dp;
 
     memset(&o, 0, sizeof o);
+    catch_stop_signals();
     if (parse_options(argc, argv, &o)) {
         return SP_EXIT_USAGE;
     }
@@ -624,10 +701,11 @@ sp_cmd_run(int argc, char **argv)
         sp_dp_destroy(dp);
         return SP_EXIT_USAGE;
     }
+    live_socket = o.ctl_path;
     eal_argc = build_eal_args(&o, eal_argv, cores, sizeof cores);
     if (sp_io_init(eal_argc, eal_argv, o.ports, o.n_ports, &err)) {
         sp_cli_error("run", "%s", err.msg);
-        sp_ctl_stop();
+        stop_control();
         sp_dp_destroy(dp);
         sp_io_cleanup();
         return SP_EXIT_FAILURE;
@@ -659,7 +737,7 @@ sp_cmd_run(int argc, char **argv)
             rc = SP_EXIT_FAILURE;
         }
     }
-    sp_ctl_stop();
+    stop_control();
     sp_dp_destroy(dp);
     sp_io_cleanup();
     return rc;
