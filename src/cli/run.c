@@ -39,7 +39,7 @@ static const char run_usage[] =
     "                         virtual device (net_pcap0,rx_pcap=in.pcap,\n"
     "                         tx_pcap=out.pcap; net_ring0; net_null0; ...);\n"
     "                         an rx_pcap capture must be of Ethernet, as\n"
-    "                         for parse-pcap\n"
+    "                         for parse-pcap, a tx_pcap one creatable\n"
     "  --flows FILE           flow rules, one per line\n"
     "                         (docs/flow-syntax.md)\n"
     "  --pmd-threads N        packet polling threads (default 1, at most\n"
@@ -422,12 +422,34 @@ check_eal_args(const struct run_options *o, bool *memory)
     return 0;
 }
 
-/* The receive captures of pcap ports ("net_pcap0,rx_pcap=FILE"): Ethernet,
- * as parse-pcap requires, and readable, checked before DPDK opens them. */
+/* Whether the capture a pcap port is to write can be created: not a
+ * directory, in a directory that exists and is writable. */
+static int
+check_writable(const char *path, struct sp_err *err)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    struct stat st;
+
+    if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+        return sp_err_set(err, "%s: a directory, not a file", path);
+    }
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1,
+             slash ? path : ".");
+    if (access(dir, W_OK)) {
+        return sp_err_set(err, "%s: cannot write in %s: %s", path, dir,
+                          strerror(errno));
+    }
+    return 0;
+}
+
+/* The captures of pcap ports ("net_pcap0,rx_pcap=FILE,tx_pcap=FILE"),
+ * checked before DPDK opens them: one to read must be of Ethernet, as
+ * parse-pcap requires, one to write must be possible to create. */
 static int
 check_port_captures(const struct run_options *o)
 {
-    static const char key[] = "rx_pcap=";
+    static const char rx[] = "rx_pcap=", tx[] = "tx_pcap=";
 
     for (unsigned p = 0; p < o->n_ports; p++) {
         const char *arg = strchr(o->ports[p], ',');
@@ -438,14 +460,17 @@ check_port_captures(const struct run_options *o)
         for (; arg; arg = strchr(arg, ',')) {
             char path[4096];
             size_t len = strcspn(++arg, ",");
+            bool is_rx = !strncmp(arg, rx, strlen(rx));
             struct sp_err err;
 
-            if (len <= strlen(key) || strncmp(arg, key, strlen(key))) {
+            if (!is_rx && strncmp(arg, tx, strlen(tx))) {
                 continue;
             }
-            snprintf(path, sizeof path, "%.*s", (int)(len - strlen(key)),
-                     arg + strlen(key));
-            if (sp_cli_pcap_check(path, &err)) {
+            snprintf(path, sizeof path, "%.*s", (int)(len - strlen(rx)),
+                     arg + strlen(rx));
+            if (!path[0] ? sp_err_set(&err, "%.8s names no file", arg)
+                : is_rx  ? sp_cli_pcap_check(path, &err)
+                         : check_writable(path, &err)) {
                 sp_cli_error("run", "port %u (%s): %s", p + 1, o->ports[p],
                              err.msg);
                 return -1;

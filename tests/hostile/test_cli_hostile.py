@@ -137,6 +137,16 @@ def test_before_dpdk():
               "parse-pcap refuses %s alike: %s %r" % (name, rc, err))
     refused(["run", "--port", "net_pcap0,rx_pcap=%s" % path("none.pcap"),
              "--flows", drop], "none.pcap: No such file", "rx_pcap missing")
+    refused(["run", "--port", "net_pcap0,rx_pcap=", "--flows", drop],
+            "rx_pcap= names no file", "rx_pcap empty")
+    good = write("good.pcap", pcap(1))
+    for out, needle in ((path("no/such/dir/out.pcap"),
+                         "cannot write in %s: No such file"
+                         % path("no/such/dir/")),
+                        (WORK, WORK + ": a directory, not a file")):
+        refused(["run", "--port", "net_pcap0,rx_pcap=%s,tx_pcap=%s"
+                 % (good, out), "--flows", drop], needle,
+                "tx_pcap %s" % out)
     check(not os.path.exists(tx), "a refused run created no output")
 
 
