@@ -34,10 +34,11 @@ static const char run_usage[] =
     "/port2.pcap; it stops when the capture is done.\n"
     "\n"
     "Run options:\n"
-    "  --port DEVICE          add a port; ports are numbered 1, 2, ... in\n"
-    "                         order: a PCI address (0000:3b:00.0) or a DPDK\n"
-    "                         virtual device (net_pcap0,rx_pcap=in.pcap,\n"
-    "                         tx_pcap=out.pcap; net_ring0; net_null0; ...);\n"
+    "  --port DEVICE          add a port, a device given once; ports are\n"
+    "                         numbered 1, 2, ... in order: a PCI address\n"
+    "                         (0000:3b:00.0) or a DPDK virtual device\n"
+    "                         (net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap;\n"
+    "                         net_ring0; net_null0; ...);\n"
     "                         an rx_pcap capture must be of Ethernet, as\n"
     "                         for parse-pcap, a tx_pcap one creatable\n"
     "  --flows FILE           flow rules, one per line\n"
@@ -422,6 +423,31 @@ check_eal_args(const struct run_options *o, bool *memory)
     return 0;
 }
 
+/* Every --port names a device, each its own: DPDK would open the second
+ * of two as the first again. */
+static int
+check_ports(const struct run_options *o)
+{
+    char names[SP_DP_MAX_PORTS][256];
+
+    for (unsigned p = 0; p < o->n_ports; p++) {
+        sp_io_device_name(o->ports[p], names[p], sizeof names[p]);
+        if (!names[p][0]) {
+            sp_cli_error("--port", "'%s' names no device", o->ports[p]);
+            return -1;
+        }
+        for (unsigned q = 0; q < p; q++) {
+            if (!strcmp(names[p], names[q])) {
+                sp_cli_error("--port",
+                             "port %u (%s) is port %u's device (%s) again",
+                             p + 1, o->ports[p], q + 1, names[q]);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Whether the capture a pcap port is to write can be created: not a
  * directory, in a directory that exists and is writable. */
 static int
@@ -708,8 +734,8 @@ sp_cmd_run(int argc, char **argv)
     o.dp.n_ports = o.n_ports;
     dpdk_io.headroom = sp_io_headroom();
     o.dp.n_rxq = o.dp.n_pmds;
-    if (check_eal_args(&o, &operator_memory) || check_port_captures(&o) ||
-        check_pool_fits(&o, operator_memory)) {
+    if (check_eal_args(&o, &operator_memory) || check_ports(&o) ||
+        check_port_captures(&o) || check_pool_fits(&o, operator_memory)) {
         return SP_EXIT_USAGE;
     }
     /* Rules are read before DPDK starts: a bad file starts nothing. */

@@ -39,10 +39,8 @@ static bool started[SP_IO_MAX_PORTS + 1];
 static unsigned worker_lcores[RTE_MAX_LCORE];
 static unsigned n_workers;
 
-/* DPDK's name of the device a --port gives: the text before the first
- * comma, with the PCI domain added when it was left out. */
-static void
-device_name(const char *spec, char *name, size_t size)
+void
+sp_io_device_name(const char *spec, char *name, size_t size)
 {
     size_t len = strcspn(spec, ",");
     unsigned bus, slot, fn;
@@ -75,7 +73,7 @@ sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
     }
     /* Port p is the p-th --port, whatever order DPDK probed them in. */
     for (unsigned p = 1; p <= count; p++) {
-        device_name(ports[p - 1], port_names[p], sizeof port_names[p]);
+        sp_io_device_name(ports[p - 1], port_names[p], sizeof port_names[p]);
         if (rte_eth_dev_get_port_by_name(port_names[p], &dpdk_id[p])) {
             return sp_err_set(err,
                               "port %u (%s) did not open: DPDK says why "

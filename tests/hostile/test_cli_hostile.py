@@ -125,6 +125,15 @@ def test_before_dpdk():
                   else "gives EAL its cores itself")
         refused(["run", "--port", port, "--flows", drop, "--"] + EAL + eal,
                 needle, "EAL %s" % " ".join(eal))
+    # Ports: a device each, named.
+    refused(["run", "--port", port, "--port", port + ",size=64", "--flows",
+             drop], "port 2 (net_null0,size=64) is port 1's device",
+            "a port twice")
+    refused(["run", "--port", "0000:3b:00.0", "--port", "3b:00.0",
+             "--flows", drop], "port 2 (3b:00.0) is port 1's device",
+            "a PCI port twice")
+    refused(["run", "--port", ",size=64", "--flows", drop],
+            "',size=64' names no device", "a port without a device")
     # Captures run cannot parse are refused as parse-pcap refuses them.
     tx = path("never.pcap")
     for link, name in ((113, "LINUX_SLL"), (101, "RAW")):
