@@ -161,6 +161,17 @@ fi
 
 expect 0 "self-check" -- check --rounds 3000 && has "$out" "PASS" "check"
 expect 2 "check bad rounds" -- check --rounds x
+# Numbers are digits: strtoul took "-1" as 2^64-1 rounds (hours), "+5",
+# " 5"; values past the largest are refused, not wrapped.
+for v in -1 +5 " 5" "5 " 0x10 "" 100000001 18446744073709551616; do
+    expect 2 "check --rounds '$v'" -- check --rounds "$v" &&
+        has "$err" "--rounds: invalid value '$v'; expected a number from 0" \
+            "check --rounds '$v' names the value"
+done
+expect 2 "check --seed -1" -- check --seed -1 &&
+    has "$err" "--seed: invalid value '-1'" "check --seed -1"
+expect 2 "width with a blank" -- --max-simd " 128" impls
+expect 2 "width with a sign" -- --max-simd +256 impls
 expect 2 "check extra argument" -- check extra
 
 # A capture of one 60-byte Ethernet/IPv4/UDP frame (10.0.0.1:1234 ->
@@ -185,7 +196,26 @@ expect 0 "parse-pcap max-simd" -- parse-pcap --max-simd 128 "$pcap"
 expect 2 "parse-pcap bad impl" -- parse-pcap "$pcap" --impl bogus &&
     has "$err" "unknown variant 'bogus'" "parse-pcap bad impl"
 expect 2 "parse-pcap no file" -- parse-pcap
-expect 2 "parse-pcap missing file" -- parse-pcap /nonexistent/x.pcap
+expect 2 "parse-pcap missing file" -- parse-pcap /nonexistent/x.pcap &&
+    has "$err" "parse-pcap: /nonexistent/x.pcap: No such file" \
+        "parse-pcap names a missing file"
+# Every refusal names the file, libpcap's header errors too.
+: >"$pcap"
+expect 2 "parse-pcap empty file" -- parse-pcap "$pcap" &&
+    has "$err" "parse-pcap: $pcap: truncated dump file" \
+        "parse-pcap names an empty file"
+printf 'not a capture at all\n' >"$pcap"
+expect 2 "parse-pcap not a capture" -- parse-pcap "$pcap" &&
+    has "$err" "parse-pcap: $pcap: unknown file format" \
+        "parse-pcap names a file that is no capture"
+# A LINUX_SLL (113) capture header: not Ethernet, refused by name.
+{
+printf '\324\303\262\241\002\000\004\000\000\000\000\000'
+printf '\000\000\000\000\377\377\000\000\161\000\000\000'
+} >"$pcap"
+expect 2 "parse-pcap LINUX_SLL" -- parse-pcap "$pcap" &&
+    has "$err" "parse-pcap: $pcap: link type LINUX_SLL (113), not Ethernet" \
+        "parse-pcap refuses LINUX_SLL by name"
 
 if [ -n "$forced" ]; then
     SIMDPATH_IMPL=$forced expect 0 "forced by the caller" -- impls &&

@@ -543,26 +543,42 @@ test_changes_under_traffic(void **state)
     sim_reset();
 }
 
-static void
-assert_load_error(const char *content, const char *needle)
+/* Loads len bytes of content as a flow file into a new datapath. */
+static struct sp_dp *
+load_text(const char *content, size_t len, int *rc, struct sp_err *err)
 {
     char path[] = "/tmp/sp-flows-XXXXXX";
     int fd = mkstemp(path);
-    struct sp_err err;
-    struct sp_dp *dp;
     static const char *const none[] = {NULL};
+    struct sp_dp *dp;
 
     assert_true(fd >= 0);
-    assert_int_equal(write(fd, content, strlen(content)),
-                     (ssize_t)strlen(content));
+    assert_int_equal(write(fd, content, len), (ssize_t)len);
     close(fd);
     dp = make_dp(none, 1);
-    assert_int_equal(sp_dp_flows_load(dp, path, &err), -1);
+    *rc = sp_dp_flows_load(dp, path, err);
     unlink(path);
+    return dp;
+}
+
+static void
+assert_load_error_len(const char *content, size_t len, const char *needle)
+{
+    struct sp_err err;
+    int rc;
+    struct sp_dp *dp = load_text(content, len, &rc, &err);
+
+    assert_int_equal(rc, -1);
     if (!strstr(err.msg, needle)) {
         fail_msg("error \"%s\" lacks \"%s\"", err.msg, needle);
     }
     sp_dp_destroy(dp);
+}
+
+static void
+assert_load_error(const char *content, const char *needle)
+{
+    assert_load_error_len(content, strlen(content), needle);
 }
 
 static void
@@ -572,6 +588,7 @@ test_flow_file_errors(void **state)
     struct sp_err err;
     struct sp_dp *dp;
     static const char *const none[] = {NULL};
+    char long_line[4200];
 
     assert_load_error("# ok\n\nip,actions=output:2\nip,nw_dst=1.2.3.400,"
                       "actions=output:2\n",
@@ -580,12 +597,66 @@ test_flow_file_errors(void **state)
     assert_load_error("ip,actions=output:9\n", "does not exist");
     assert_load_error("tcp,tp_dst=80\n", ":1:14: missing actions=");
     assert_load_error("tp_dst=80,actions=drop\n", ":1:1: ");
+    /* A prerequisite is blamed on the field that lacks it. */
+    assert_load_error("priority=1,ip,tp_dst=80,actions=drop\n",
+                      ":1:15: tp_dst: needs an exact nw_proto");
     assert_load_error("ip,actions=drop\nip,actions=drop\n", ":2:1: ");
+    /* A NUL is named as such, where it is, in a comment too. */
+    assert_load_error_len("ip,actions=drop\nip,act\0ions=drop\n", 33,
+                          ":2:7: NUL byte");
+    assert_load_error_len("# a\0b\nip,actions=drop\n", 22, ":1:4: NUL byte");
+    assert_load_error("ip,actions=drop\ntcp,\x1b[31m,actions=drop\n",
+                      ":2:5: byte 0x1b");
+    assert_load_error("ip,nw_dst=10.0.0.1\xc2\xa0,actions=drop\n",
+                      ":1:19: byte 0xc2");
+    memset(long_line, 'a', sizeof long_line - 1);
+    long_line[sizeof long_line - 1] = '\0';
+    assert_load_error(long_line, ":1: line longer than 4095 bytes");
     dp = make_dp(none, 1);
+    assert_int_equal(sp_dp_flows_load(dp, "/tmp", &err), -1);
+    assert_non_null(strstr(err.msg, "/tmp: cannot read flow rules: a "
+                                    "directory"));
+    assert_int_equal(sp_dp_flows_load(dp, "/dev/null", &err), -1);
+    assert_non_null(strstr(err.msg, "not a regular file"));
     assert_int_equal(sp_dp_flows_load(dp, "/nonexistent/flows", &err), -1);
     assert_non_null(strstr(err.msg, "/nonexistent/flows: cannot read"));
     assert_int_equal(sp_dp_flow_count(dp), 0);
     sp_dp_destroy(dp);
+}
+
+/* LF, CRLF and lone CR line ends (and none on the last line) each end a
+ * rule: every rule loads, and errors count lines alike. */
+static void
+test_flow_file_line_ends(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        "priority=1,ip,actions=drop\npriority=2,ip,actions=drop\n"
+        "priority=3,ip,actions=drop\n",
+        "priority=1,ip,actions=drop\r\npriority=2,ip,actions=drop\r\n"
+        "priority=3,ip,actions=drop\r\n",
+        "priority=1,ip,actions=drop\rpriority=2,ip,actions=drop\r"
+        "priority=3,ip,actions=drop\r",
+        "# mixed\rpriority=1,ip,actions=drop\r\n\r\rpriority=2,ip,"
+        "actions=drop\npriority=3,ip,actions=drop",
+    };
+    struct sp_err err;
+    int rc;
+
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        struct sp_dp *dp = load_text(files[i], strlen(files[i]), &rc, &err);
+
+        if (rc) {
+            fail_msg("file %zu: %s", i, err.msg);
+        }
+        assert_int_equal(sp_dp_flow_count(dp), 3);
+        sp_dp_destroy(dp);
+    }
+    assert_load_error("ip,actions=drop\rarp,actions=drop\rudp,tp_dst=x,"
+                      "actions=drop\r",
+                      ":3:5: invalid value 'x'");
+    assert_load_error("ip,actions=drop\r\n\r\nudp,tp_dst=x,actions=drop\r\n",
+                      ":3:5: invalid value 'x'");
 }
 
 static void
@@ -628,6 +699,7 @@ main(void)
         cmocka_unit_test(test_lost_and_uncopied_are_counted),
         cmocka_unit_test(test_changes_under_traffic),
         cmocka_unit_test(test_flow_file_errors),
+        cmocka_unit_test(test_flow_file_line_ends),
         cmocka_unit_test(test_flow_dump_round_trip),
     };
 

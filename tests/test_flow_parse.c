@@ -158,6 +158,31 @@ test_errors(void **state)
     assert_error("tcp=1", 1, "takes no value");
     assert_error("ipv6_label=0x100000", 1, "from 0 to 1048575");
     assert_error("icmp_type=256", 1, "from 0 to 255");
+    /* Numbers are digits: no sign, no blank (strtoul takes both). */
+    assert_error("tcp,tp_dst=+80", 5, "invalid value '+80'");
+    assert_error("priority=-1", 1, "invalid value '-1'");
+    assert_error("dl_src=-1:00:00:00:00:00", 1, "invalid Ethernet address");
+    assert_error("dl_src=00:11:22:33:44:+5", 1, "invalid Ethernet address");
+    assert_error("ip,nw_dst=10.0.0.0/+8", 4, "invalid mask '+8'");
+}
+
+/* A match the classifier would refuse is refused here, at the column of
+ * the field the message names. */
+static void
+test_prerequisites(void **state)
+{
+    (void)state;
+    assert_error("priority=5,tp_dst=80", 12, "tp_dst: needs an exact dl_type");
+    assert_error("priority=5, ip, tcp_flags=+syn,tp_dst=80", 17,
+                 "tcp_flags: needs an exact nw_proto");
+    assert_error("udp,tcp_flags=0x002", 5, "tcp_flags: needs nw_proto tcp");
+    assert_error("ip,ipv6_label=1", 4, "ipv6_label: needs dl_type ipv6");
+    assert_error("in_port=1,arp_op=1,actions=drop", 11,
+                 "nw_proto: needs an exact dl_type");
+    assert_error("arp,nw_ttl=3", 5, "nw_ttl: needs dl_type ip or ipv6");
+    assert_error("dl_type=0x0800/0xff00,nw_dst=10.0.0.1", 23,
+                 "nw_dst: needs an exact dl_type");
+    assert_error("ipv6, icmp_type=8", 7, "tp_src: needs an exact nw_proto");
 }
 
 int
@@ -167,6 +192,7 @@ main(void)
         cmocka_unit_test(test_five_tuple),
         cmocka_unit_test(test_fields),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_prerequisites),
     };
 
     return cmocka_run_group_tests_name("flow_parse", tests, NULL, NULL);

@@ -27,6 +27,12 @@ void sp_io_cleanup(void);
 /* Creates the packet pool and configures every port with
  * 'rxq' receive queues and 'txq' transmit queues, then starts them. */
 int sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err);
+/* DPDK's name of the device a --port gives: the text before the first
+ * comma, with the PCI domain added when it was left out. */
+void sp_io_device_name(const char *spec, char *name, size_t size);
+/* The memory that packet pool takes for 'ports' ports; callable before
+ * sp_io_init, to check that it fits. */
+uint64_t sp_io_pool_bytes(unsigned ports, unsigned rxq, unsigned txq);
 void sp_io_stop_ports(void);
 
 const char *sp_io_port_name(unsigned port);

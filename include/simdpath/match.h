@@ -50,6 +50,8 @@ struct sp_err;
  * a message naming the field (docs/flow-syntax.md names) in err.
  */
 int sp_match_validate(const struct sp_match *m, struct sp_err *err);
+/* The same, and on error *at is the key byte of the field named. */
+int sp_match_check(const struct sp_match *m, unsigned *at, struct sp_err *err);
 
 /*
  * Seeded generators for self-checks, tests and benchmarks (random.h).

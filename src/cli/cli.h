@@ -18,6 +18,9 @@ int sp_cmd_impls(int argc, char **argv);
 int sp_cmd_check(int argc, char **argv);
 int sp_cmd_ctl(int argc, char **argv);
 int sp_cmd_parse_pcap(int argc, char **argv);
+/* Checks that path is a capture of Ethernet frames, the only link type
+ * simdpath parses; -1 with err naming the file if not. */
+int sp_cli_pcap_check(const char *path, struct sp_err *err);
 
 /* The options every command that takes options accepts, for its getopt
  * table; sp_cli_common_option() applies one at once. */
@@ -48,6 +51,14 @@ void sp_run_telemetry_register(void);
 uint64_t sp_run_report(struct sp_dp *dp, const struct sp_dp_config *config,
                        FILE *out);
 int sp_cmd_run(int argc, char **argv);
+/* Stops simdpath run as a stop signal does (ctl stop), from any thread;
+ * only a second signal forces the exit. */
+void sp_run_request_stop(void);
+
+/* Reads a number of digits only, from 0 to max, into *out; or reports
+ * the value as opt's and returns -1. */
+int sp_cli_parse_uint(const char *opt, const char *text, unsigned long max,
+                      unsigned long *out);
 
 /* Reports "simdpath: <context>: <message>" on stderr. */
 void sp_cli_error(const char *context, const char *fmt, ...)

@@ -78,23 +78,38 @@ sp_cli_error(const char *context, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+int
+sp_cli_parse_uint(const char *opt, const char *text, unsigned long max,
+                  unsigned long *out)
+{
+    /* Digits only: strtoul() would take a sign ("-1" wraps) and blanks. */
+    bool digits = text[0] && !text[strspn(text, "0123456789")];
+
+    errno = 0;
+    *out = digits ? strtoul(text, NULL, 10) : 0;
+    if (!digits || errno || *out > max) {
+        sp_cli_error(opt,
+                     "invalid value '%s'; expected a number from 0 to %lu",
+                     text, max);
+        return -1;
+    }
+    return 0;
+}
+
 static int
 parse_max_simd(const char *text, unsigned *bits)
 {
-    char *end;
-    unsigned long v;
+    static const char *const widths[] = {"128", "256", "512"};
 
-    errno = 0;
-    v = strtoul(text, &end, 10);
-    if (errno || end == text || *end || (v != 128 && v != 256 && v != 512)) {
-        sp_cli_error("--max-simd",
-                     "invalid width '%s'; expected 128, 256 "
-                     "or 512",
-                     text);
-        return -1;
+    for (unsigned i = 0; i < sizeof widths / sizeof *widths; i++) {
+        if (!strcmp(text, widths[i])) {
+            *bits = 128u << i;
+            return 0;
+        }
     }
-    *bits = (unsigned)v;
-    return 0;
+    sp_cli_error("--max-simd", "invalid width '%s'; expected 128, 256 or 512",
+                 text);
+    return -1;
 }
 
 static int

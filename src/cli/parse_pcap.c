@@ -5,6 +5,7 @@
  * numbers, FLOW in flow rule syntax. Under autovalidate, a variant that
  * disagrees with scalar is reported and the exit status is 1.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -65,24 +66,57 @@ report_mismatches(void)
     return bad;
 }
 
+/* Opens an Ethernet capture, or says in err why not, naming the file:
+ * libpcap's own messages do not. */
+static pcap_t *
+open_ethernet(const char *path, struct sp_err *err)
+{
+    char errbuf[PCAP_ERRBUF_SIZE];
+    FILE *f = fopen(path, "rb");
+    pcap_t *pcap = f ? pcap_fopen_offline(f, errbuf) : NULL;
+    const char *link;
+
+    if (!pcap) {
+        sp_err_set(err, "%s: %s", path, f ? errbuf : strerror(errno));
+        if (f) {
+            fclose(f);
+        }
+        return NULL;
+    }
+    if (pcap_datalink(pcap) != DLT_EN10MB) {
+        link = pcap_datalink_val_to_name(pcap_datalink(pcap));
+        sp_err_set(err, "%s: link type %s (%d), not Ethernet", path,
+                   link ? link : "unknown", pcap_datalink(pcap));
+        pcap_close(pcap);
+        return NULL;
+    }
+    return pcap;
+}
+
+int
+sp_cli_pcap_check(const char *path, struct sp_err *err)
+{
+    pcap_t *pcap = open_ethernet(path, err);
+
+    if (!pcap) {
+        return -1;
+    }
+    pcap_close(pcap);
+    return 0;
+}
+
 static int
 parse_file(const char *path)
 {
     static struct pcap_batch b;
-    char errbuf[PCAP_ERRBUF_SIZE];
     struct pcap_pkthdr *hdr;
     const u_char *data;
-    pcap_t *pcap = pcap_open_offline(path, errbuf);
+    struct sp_err err;
+    pcap_t *pcap = open_ethernet(path, &err);
     int snaplen, rc;
 
     if (!pcap) {
-        sp_cli_error("parse-pcap", "%s", errbuf);
-        return SP_EXIT_USAGE;
-    }
-    if (pcap_datalink(pcap) != DLT_EN10MB) {
-        sp_cli_error("parse-pcap", "%s: link type %s, not Ethernet", path,
-                     pcap_datalink_val_to_name(pcap_datalink(pcap)));
-        pcap_close(pcap);
+        sp_cli_error("parse-pcap", "%s", err.msg);
         return SP_EXIT_USAGE;
     }
     snaplen = pcap_snapshot(pcap);

@@ -20,6 +20,9 @@
 
 #define MAX_EAL_ARGS 128
 #define DEMO_DIR     "simdpath-demo"
+#define NO_HUGE_MB   512 /* EAL's memory without hugepages */
+#define STR(x)       #x
+#define XSTR(x)      STR(x)
 
 static const char run_usage[] =
     "Usage: simdpath [OPTION]... run [RUN OPTION]... [-- EAL ARG...]\n"
@@ -31,14 +34,18 @@ static const char run_usage[] =
     "/port2.pcap; it stops when the capture is done.\n"
     "\n"
     "Run options:\n"
-    "  --port DEVICE          add a port; ports are numbered 1, 2, ... in\n"
-    "                         order: a PCI address (0000:3b:00.0) or a DPDK\n"
-    "                         virtual device (net_pcap0,rx_pcap=in.pcap,\n"
-    "                         tx_pcap=out.pcap; net_ring0; net_null0; ...)\n"
+    "  --port DEVICE          add a port, a device given once; ports are\n"
+    "                         numbered 1, 2, ... in order: a PCI address\n"
+    "                         (0000:3b:00.0) or a DPDK virtual device\n"
+    "                         (net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap;\n"
+    "                         net_ring0; net_null0; ...);\n"
+    "                         an rx_pcap capture must be of Ethernet, as\n"
+    "                         for parse-pcap, a tx_pcap one creatable\n"
     "  --flows FILE           flow rules, one per line\n"
     "                         (docs/flow-syntax.md)\n"
-    "  --pmd-threads N        packet polling threads (default 1; each takes\n"
-    "                         a core)\n"
+    "  --pmd-threads N        packet polling threads (default 1, at most\n"
+    "                         64; each takes a core, and their packet pool\n"
+    "                         may take half of DPDK's memory)\n"
     "  --emc-entries N        exact-match cache entries per thread (default\n"
     "                         8192; 0 disables the cache)\n"
     "  --emc-insert-inv-prob N\n"
@@ -48,17 +55,24 @@ static const char run_usage[] =
     "                         root /run/simdpath/simdpath.ctl); refused if\n"
     "                         PATH holds anything but a socket nobody\n"
     "                         serves, or others may write its directory\n"
-    "  --duration SECONDS     stop after this long (default: at SIGINT or\n"
-    "                         SIGTERM)\n"
+    "  --duration SECONDS     stop after this long (default 0: no limit)\n"
     "  --exit-when-idle MS    stop once no packet arrived for MS\n"
-    "                         milliseconds (the demo uses 500)\n"
+    "                         milliseconds (default 0: never; the demo\n"
+    "                         uses 500)\n"
     "  --impl SPEC, --max-simd BITS\n"
     "                         as before the command\n"
     "  -h, --help             show this help\n"
     "\n"
     "Arguments after -- go to DPDK's EAL as they are. simdpath gives EAL\n"
     "one core per PMD thread plus one for itself, the ports, and --no-huge\n"
-    "-m 512 --no-shconf when no hugepages are free (it says so).\n";
+    "-m 512 --no-shconf when no hugepages are free (it says so); it refuses\n"
+    "EAL's own cores (-l, -c, --lcores) and a --proc-type but primary.\n"
+    "Everything it can check is checked before DPDK starts (exit 2).\n"
+    "\n"
+    "SIGINT, SIGTERM, SIGHUP and SIGQUIT stop it, even during DPDK's\n"
+    "start-up (it stops once started): the counters are printed, the ports\n"
+    "closed, the socket removed. A second one exits at once with status\n"
+    "128 + its number, without the report.\n";
 
 struct run_options {
     const char *ports[SP_DP_MAX_PORTS];
@@ -73,31 +87,78 @@ struct run_options {
     char **eal_argv;
 };
 
+/* The signal that asked to stop, 0 until one did. */
+static volatile sig_atomic_t stop_signal;
+/* ctl stop asked: not a signal, so that one after it (or a second ctl
+ * stop) does not force the exit. */
 static volatile sig_atomic_t stop_requested;
+/* The control socket while it is up, for a forced exit to remove. */
+static const char *volatile live_socket;
 
+/* The first stop signal stops forwarding, which ends in the report; a
+ * second one, for a shutdown that does not end, exits at once with
+ * 128 + its number, as a shell reports death by that signal. */
 static void
 on_signal(int sig)
 {
-    (void)sig;
+    static const char msg[] = "simdpath: second stop signal: exiting at "
+                              "once, without the report\n";
+    const char *socket = live_socket;
+
+    if (!stop_signal) {
+        stop_signal = sig;
+        return;
+    }
+    if (socket) {
+        unlink(socket);
+    }
+    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
+        /* Nothing left to tell it to. */
+    }
+    _exit(128 + sig);
+}
+
+void
+sp_run_request_stop(void)
+{
     stop_requested = 1;
 }
 
-static int
-parse_uint(const char *opt, const char *text, unsigned long max,
-           unsigned long *out)
+/* Closes the control socket and removes it, after which a forced exit
+ * has none to remove. */
+static void
+stop_control(void)
 {
-    char *end;
+    sp_ctl_stop();
+    live_socket = NULL;
+}
 
-    errno = 0;
-    *out = strtoul(text, &end, 10);
-    if (errno || end == text || *end || text[0] == '-' || *out > max) {
-        sp_cli_error(opt,
-                     "invalid value '%s'; expected a number from 0 "
-                     "to %lu",
-                     text, max);
-        return -1;
+/* From the start, so that one during DPDK's start-up stops simdpath
+ * once started instead of killing it: SIGHUP and SIGQUIT too, since an
+ * operator who sends them wants it stopped, and stopped cleanly. */
+static const struct {
+    int number;
+    const char *name;
+} stop_signals[] = {
+    {SIGINT, "SIGINT"},
+    {SIGTERM, "SIGTERM"},
+    {SIGHUP, "SIGHUP"},
+    {SIGQUIT, "SIGQUIT"},
+};
+
+static void
+catch_stop_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    /* DPDK's start-up need not see EINTR; the wait loop sleeps short. */
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++) {
+        sigaction(stop_signals[i].number, &sa, NULL);
     }
-    return 0;
 }
 
 static int
@@ -155,7 +216,8 @@ parse_options(int argc, char **argv, struct run_options *o)
             o->flows = optarg;
             break;
         case OPT_PMDS:
-            if (parse_uint("--pmd-threads", optarg, SP_DP_MAX_PMDS, &v)) {
+            if (sp_cli_parse_uint("--pmd-threads", optarg, SP_DP_MAX_PMDS,
+                                  &v)) {
                 return -1;
             }
             if (v == 0) {
@@ -165,13 +227,14 @@ parse_options(int argc, char **argv, struct run_options *o)
             o->dp.n_pmds = (unsigned)v;
             break;
         case OPT_EMC:
-            if (parse_uint("--emc-entries", optarg, 1u << 24, &v)) {
+            if (sp_cli_parse_uint("--emc-entries", optarg, 1u << 24, &v)) {
                 return -1;
             }
             o->dp.emc_entries = (uint32_t)v;
             break;
         case OPT_EMC_PROB:
-            if (parse_uint("--emc-insert-inv-prob", optarg, UINT32_MAX, &v)) {
+            if (sp_cli_parse_uint("--emc-insert-inv-prob", optarg, UINT32_MAX,
+                                  &v)) {
                 return -1;
             }
             o->dp.emc_insert_inv_prob = (uint32_t)v;
@@ -180,13 +243,14 @@ parse_options(int argc, char **argv, struct run_options *o)
             o->ctl_path = optarg;
             break;
         case OPT_DURATION:
-            if (parse_uint("--duration", optarg, 86400 * 365, &v)) {
+            if (sp_cli_parse_uint("--duration", optarg, 86400 * 365, &v)) {
                 return -1;
             }
             o->duration = (double)v;
             break;
         case OPT_IDLE:
-            if (parse_uint("--exit-when-idle", optarg, 3600 * 1000, &v)) {
+            if (sp_cli_parse_uint("--exit-when-idle", optarg, 3600 * 1000,
+                                  &v)) {
                 return -1;
             }
             o->idle_ms = (unsigned)v;
@@ -264,20 +328,22 @@ setup_demo(struct run_options *o)
     return 0;
 }
 
-static bool
+/* Free hugepage memory in bytes; 0 when there is none. */
+static uint64_t
 hugepages_free(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
     char line[256];
-    unsigned long free_pages = 0;
+    unsigned long free_pages = 0, page_kb = 0;
 
     while (f && fgets(line, sizeof line, f)) {
         sscanf(line, "HugePages_Free: %lu", &free_pages);
+        sscanf(line, "Hugepagesize: %lu kB", &page_kb);
     }
     if (f) {
         fclose(f);
     }
-    return free_pages > 0;
+    return (uint64_t)free_pages * page_kb * 1024;
 }
 
 static bool
@@ -288,6 +354,187 @@ is_pci_address(const char *dev)
 
     return sscanf(dev, "%x:%x:%x.%x%c", &dom, &bus, &slot, &fn, &tail) == 4 ||
            sscanf(dev, "%x:%x.%x%c", &bus, &slot, &fn, &tail) == 3;
+}
+
+/* Whether the long option "--name[=value]" (name_len bytes) is 'full'
+ * as getopt reads it: any prefix of at least min_len bytes. */
+static bool
+long_option_is(const char *name, size_t name_len, const char *full,
+               size_t min_len)
+{
+    return name_len >= min_len && name_len <= strlen(full) &&
+           !strncmp(name, full, name_len);
+}
+
+/* Refuses the EAL arguments simdpath cannot honour: cores, which it gives
+ * EAL itself from --pmd-threads, and a secondary process, which waits for
+ * a primary forever. Sets *memory when the operator sizes EAL's memory. */
+static int
+check_eal_args(const struct run_options *o, bool *memory)
+{
+    /* EAL's short options that take a value. */
+    static const char with_value[] = "abcdlLmnrs";
+    static const char cores[] = "simdpath gives EAL its cores itself, one "
+                                "per PMD thread and one more "
+                                "(--pmd-threads)";
+
+    for (int i = 0; i < o->eal_argc; i++) {
+        const char *a = o->eal_argv[i], *next;
+        size_t len;
+
+        next = i + 1 < o->eal_argc ? o->eal_argv[i + 1] : "";
+        if (!strcmp(a, "--")) {
+            break;
+        }
+        if (a[0] != '-' || !a[1]) {
+            continue;
+        }
+        if (a[1] == '-') {
+            len = strcspn(a + 2, "=");
+            if (long_option_is(a + 2, len, "lcores", 2)) {
+                sp_cli_error("run", "EAL argument '%s': %s", a, cores);
+                return -1;
+            }
+            if (long_option_is(a + 2, len, "proc-type", 1) &&
+                strcmp(a[2 + len] ? a + 3 + len : next, "primary")) {
+                sp_cli_error("run",
+                             "EAL argument '%s%s%s': simdpath runs as "
+                             "DPDK's primary process only",
+                             a, a[2 + len] ? "" : " ", a[2 + len] ? "" : next);
+                return -1;
+            }
+            *memory |= long_option_is(a + 2, len, "socket-mem", 8);
+            continue;
+        }
+        /* A cluster of short options ("-vl0-1"): up to one with a value,
+         * which is the rest or the next argument. */
+        for (const char *c = a + 1; *c; c++) {
+            if (*c == 'l' || *c == 'c') {
+                sp_cli_error("run", "EAL argument '%s': %s", a, cores);
+                return -1;
+            }
+            *memory |= *c == 'm';
+            if (strchr(with_value, *c)) {
+                i += !c[1];
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Every --port names a device, each its own: DPDK would open the second
+ * of two as the first again. */
+static int
+check_ports(const struct run_options *o)
+{
+    char names[SP_DP_MAX_PORTS][256];
+
+    for (unsigned p = 0; p < o->n_ports; p++) {
+        sp_io_device_name(o->ports[p], names[p], sizeof names[p]);
+        if (!names[p][0]) {
+            sp_cli_error("--port", "'%s' names no device", o->ports[p]);
+            return -1;
+        }
+        for (unsigned q = 0; q < p; q++) {
+            if (!strcmp(names[p], names[q])) {
+                sp_cli_error("--port",
+                             "port %u (%s) is port %u's device (%s) again",
+                             p + 1, o->ports[p], q + 1, names[q]);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Whether the capture a pcap port is to write can be created: not a
+ * directory, in a directory that exists and is writable. */
+static int
+check_writable(const char *path, struct sp_err *err)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    struct stat st;
+
+    if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+        return sp_err_set(err, "%s: a directory, not a file", path);
+    }
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1,
+             slash ? path : ".");
+    if (access(dir, W_OK)) {
+        return sp_err_set(err, "%s: cannot write in %s: %s", path, dir,
+                          strerror(errno));
+    }
+    return 0;
+}
+
+/* The captures of pcap ports ("net_pcap0,rx_pcap=FILE,tx_pcap=FILE"),
+ * checked before DPDK opens them: one to read must be of Ethernet, as
+ * parse-pcap requires, one to write must be possible to create. */
+static int
+check_port_captures(const struct run_options *o)
+{
+    static const char rx[] = "rx_pcap=", tx[] = "tx_pcap=";
+
+    for (unsigned p = 0; p < o->n_ports; p++) {
+        const char *arg = strchr(o->ports[p], ',');
+
+        if (strncmp(o->ports[p], "net_pcap", 8)) {
+            continue;
+        }
+        for (; arg; arg = strchr(arg, ',')) {
+            char path[4096];
+            size_t len = strcspn(++arg, ",");
+            bool is_rx = !strncmp(arg, rx, strlen(rx));
+            struct sp_err err;
+
+            if (!is_rx && strncmp(arg, tx, strlen(tx))) {
+                continue;
+            }
+            snprintf(path, sizeof path, "%.*s", (int)(len - strlen(rx)),
+                     arg + strlen(rx));
+            if (!path[0] ? sp_err_set(&err, "%.8s names no file", arg)
+                : is_rx  ? sp_cli_pcap_check(path, &err)
+                         : check_writable(path, &err)) {
+                sp_cli_error("run", "port %u (%s): %s", p + 1, o->ports[p],
+                             err.msg);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The packet pool must fit in EAL's memory, or DPDK starts only to fail:
+ * half of it, the rest for DPDK's own tables and rings, when simdpath
+ * knows it (the operator's -m or --socket-mem it does not check). */
+static int
+check_pool_fits(const struct run_options *o, bool operator_memory)
+{
+    uint64_t hugepages = hugepages_free();
+    uint64_t memory = hugepages ? hugepages : (uint64_t)NO_HUGE_MB << 20;
+    uint64_t need = sp_io_pool_bytes(o->n_ports, o->dp.n_rxq, o->dp.n_pmds);
+    unsigned room = 0;
+
+    if (operator_memory || need <= memory / 2) {
+        return 0;
+    }
+    while (room < o->dp.n_pmds &&
+           sp_io_pool_bytes(o->n_ports, room + 1, room + 1) <= memory / 2) {
+        room++;
+    }
+    sp_cli_error("--pmd-threads",
+                 "%u PMD threads on %u port(s) need a packet pool of "
+                 "%llu MB, more than half of DPDK's %llu MB here (%s): "
+                 "room for %u thread(s); give EAL more memory (-- -m MB) "
+                 "or fewer threads or ports",
+                 o->dp.n_pmds, o->n_ports, (unsigned long long)(need >> 20),
+                 (unsigned long long)(memory >> 20),
+                 hugepages ? "free hugepages"
+                           : "-m " XSTR(NO_HUGE_MB) " without hugepages",
+                 room);
+    return -1;
 }
 
 /* EAL's arguments: cores, ports, memory, then the operator's. */
@@ -331,10 +578,11 @@ build_eal_args(const struct run_options *o, char **argv, char *cores,
     }
     if (!hugepages_free()) {
         printf("simdpath: no free hugepages: running DPDK with --no-huge "
-               "-m 512 --no-shconf\n");
+               "-m %d --no-shconf\n",
+               NO_HUGE_MB);
         argv[argc++] = "--no-huge";
         argv[argc++] = "-m";
-        argv[argc++] = "512";
+        argv[argc++] = XSTR(NO_HUGE_MB);
         argv[argc++] = "--no-shconf";
     }
     for (int i = 0; i < o->eal_argc && argc < MAX_EAL_ARGS - 1; i++) {
@@ -396,7 +644,7 @@ wait_for_stop(struct sp_dp *dp, const struct run_options *o)
     double last_maintenance = start;
     uint64_t last_rx = 0;
 
-    while (!stop_requested) {
+    while (!stop_signal && !stop_requested) {
         double now = now_seconds();
         uint64_t rx = total_rx(dp, o->n_ports);
 
@@ -416,6 +664,14 @@ wait_for_stop(struct sp_dp *dp, const struct run_options *o)
         }
         usleep(10000);
     }
+    for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++) {
+        if (stop_signal == stop_signals[i].number) {
+            printf("simdpath: %s: stopping (send it again to exit at "
+                   "once)\n",
+                   stop_signals[i].name);
+            fflush(stdout);
+        }
+    }
 }
 
 /* Runs the PMD threads on the EAL workers until a stop condition. */
@@ -430,15 +686,13 @@ serve(struct sp_dp *dp, const struct run_options *o)
         return SP_EXIT_FAILURE;
     }
     sp_run_telemetry_register();
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
     for (unsigned p = 0; p < o->dp.n_pmds; p++) {
         launches[p] = (struct pmd_launch){dp, p};
         if (sp_io_launch(p, pmd_thread, &launches[p])) {
             sp_cli_error("run", "cannot start PMD thread %u", p);
             sp_dp_stop(dp);
             sp_io_wait_workers();
-            sp_ctl_stop();
+            stop_control();
             return SP_EXIT_FAILURE;
         }
     }
@@ -449,7 +703,7 @@ serve(struct sp_dp *dp, const struct run_options *o)
     wait_for_stop(dp, o);
     sp_dp_stop(dp);
     sp_io_wait_workers();
-    sp_ctl_stop();
+    stop_control();
     return SP_EXIT_OK;
 }
 
@@ -461,9 +715,11 @@ sp_cmd_run(int argc, char **argv)
     char *eal_argv[MAX_EAL_ARGS];
     char cores[1024];
     int eal_argc, rc = SP_EXIT_OK;
+    bool operator_memory = false;
     struct sp_dp *dp;
 
     memset(&o, 0, sizeof o);
+    catch_stop_signals();
     if (parse_options(argc, argv, &o)) {
         return SP_EXIT_USAGE;
     }
@@ -478,6 +734,10 @@ sp_cmd_run(int argc, char **argv)
     o.dp.n_ports = o.n_ports;
     dpdk_io.headroom = sp_io_headroom();
     o.dp.n_rxq = o.dp.n_pmds;
+    if (check_eal_args(&o, &operator_memory) || check_ports(&o) ||
+        check_port_captures(&o) || check_pool_fits(&o, operator_memory)) {
+        return SP_EXIT_USAGE;
+    }
     /* Rules are read before DPDK starts: a bad file starts nothing. */
     dp = sp_dp_create(&o.dp, &dpdk_io, &err);
     if (!dp || sp_dp_flows_load(dp, o.flows, &err)) {
@@ -492,10 +752,11 @@ sp_cmd_run(int argc, char **argv)
         sp_dp_destroy(dp);
         return SP_EXIT_USAGE;
     }
+    live_socket = o.ctl_path;
     eal_argc = build_eal_args(&o, eal_argv, cores, sizeof cores);
     if (sp_io_init(eal_argc, eal_argv, o.ports, o.n_ports, &err)) {
         sp_cli_error("run", "%s", err.msg);
-        sp_ctl_stop();
+        stop_control();
         sp_dp_destroy(dp);
         sp_io_cleanup();
         return SP_EXIT_FAILURE;
@@ -527,7 +788,7 @@ sp_cmd_run(int argc, char **argv)
             rc = SP_EXIT_FAILURE;
         }
     }
-    sp_ctl_stop();
+    stop_control();
     sp_dp_destroy(dp);
     sp_io_cleanup();
     return rc;

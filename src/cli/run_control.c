@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* simdpath run's control commands, telemetry and counter report. */
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -196,8 +195,7 @@ static int
 ctl_stop(const char *args, FILE *out, void *ctx, struct sp_err *err)
 {
     (void)args, (void)out, (void)ctx, (void)err;
-    /* The same path as an operator's SIGTERM. */
-    raise(SIGTERM);
+    sp_run_request_stop();
     return 0;
 }
 

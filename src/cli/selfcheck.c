@@ -3,8 +3,8 @@
  * simdpath check: puts every kernel under autovalidate and feeds it seeded
  * random input, so every variant this CPU supports is compared with scalar.
  */
-#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,7 +127,9 @@ round_ipv4_rewrite(struct sp_random *rng)
 }
 
 #define CHECK_RULES 2000
-#define CHECK_MASKS 32
+/* A bound that a typo cannot turn into a run of days. */
+#define CHECK_ROUNDS_MAX 100000000
+#define CHECK_MASKS      32
 
 /* The flow tables the lookup rounds use, built once: random rules of a
  * few dozen masks, with overflow buckets however small the tables and key
@@ -283,20 +285,6 @@ round_classifier(struct sp_random *rng, const struct tables *t)
     (st, st->buckets, keys, n, (uint32_t)sp_random_next(rng), rules);
 }
 
-static int
-parse_count(const char *opt, const char *text, unsigned long *out)
-{
-    char *end;
-
-    errno = 0;
-    *out = strtoul(text, &end, 0);
-    if (errno || end == text || *end) {
-        sp_cli_error(opt, "invalid number '%s'", text);
-        return -1;
-    }
-    return 0;
-}
-
 /* Prints one line per kernel and variant; returns the mismatches. */
 static uint64_t
 report(unsigned long rounds)
@@ -349,10 +337,12 @@ sp_cmd_check(int argc, char **argv)
 
     optind = 0;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        if (opt == 'r' && parse_count("--rounds", optarg, &rounds)) {
+        if (opt == 'r' &&
+            sp_cli_parse_uint("--rounds", optarg, CHECK_ROUNDS_MAX, &rounds)) {
             return SP_EXIT_USAGE;
         }
-        if (opt == 's' && parse_count("--seed", optarg, &seed)) {
+        if (opt == 's' &&
+            sp_cli_parse_uint("--seed", optarg, ULONG_MAX, &seed)) {
             return SP_EXIT_USAGE;
         }
         if (opt == '?') {

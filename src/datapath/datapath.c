@@ -14,10 +14,13 @@
  * state per poll loop, after every rule pointer of the loop is dead.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <urcu-qsbr.h>
 
 #include "simdpath/classifier.h"
@@ -521,40 +524,124 @@ sp_dp_flow_del(struct sp_dp *dp, const char *text, unsigned *column,
     return rc;
 }
 
+/* The longest rule line of a flow file, its line end not counted. */
+#define FLOW_LINE_MAX 4095
+
+/* Reads one line of f into buf (at least FLOW_LINE_MAX + 1 bytes) up to
+ * LF, CRLF or a lone CR, as editors on every system write them. Returns
+ * its length, -1 at the end of the file, -2 if it is too long. NUL bytes
+ * are kept, for the caller to report. */
+static long
+read_line(FILE *f, char *buf)
+{
+    long len = 0;
+    int c = getc(f);
+
+    if (c == EOF) {
+        return -1;
+    }
+    for (; c != EOF && c != '\n' && c != '\r'; c = getc(f)) {
+        if (len == FLOW_LINE_MAX) {
+            return -2;
+        }
+        buf[len++] = (char)c;
+    }
+    if (c == '\r' && (c = getc(f)) != '\n' && c != EOF) {
+        ungetc(c, f);
+    }
+    buf[len] = '\0';
+    return len;
+}
+
+/* Refuses what no rule holds and a terminal should not be sent: a NUL
+ * anywhere (a binary file, or one cut short), control and non-ASCII bytes
+ * outside comments. */
+static int
+check_bytes(const char *path, unsigned line_no, const char *line, long len,
+            struct sp_err *err)
+{
+    const char *nul = memchr(line, '\0', (size_t)len);
+    bool comment = line[strspn(line, " \t")] == '#';
+
+    if (nul) {
+        return sp_err_set(err, "%s:%u:%ld: NUL byte; a flow file is text",
+                          path, line_no, nul - line + 1);
+    }
+    for (long i = 0; i < len && !comment; i++) {
+        unsigned char c = (unsigned char)line[i];
+
+        if ((c < 0x20 && c != '\t') || c >= 0x7f) {
+            return sp_err_set(err,
+                              "%s:%u:%ld: byte 0x%02x; rules are printable "
+                              "ASCII",
+                              path, line_no, i + 1, c);
+        }
+    }
+    return 0;
+}
+
+/* Opens path for reading if it is a regular file, without blocking on a
+ * FIFO (which would wait for a writer). */
+static FILE *
+open_regular(const char *path, struct sp_err *err)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    const char *why = NULL;
+    struct stat st;
+    FILE *f = NULL;
+
+    if (fd < 0 || fstat(fd, &st)) {
+        why = strerror(errno);
+    } else if (!S_ISREG(st.st_mode)) {
+        why = S_ISDIR(st.st_mode) ? "a directory, not a file"
+                                  : "not a regular file";
+    } else if (!(f = fdopen(fd, "r"))) {
+        why = strerror(errno);
+    }
+    if (why) {
+        sp_err_set(err, "%s: cannot read flow rules: %s", path, why);
+        if (fd >= 0) {
+            close(fd);
+        }
+    }
+    return f;
+}
+
 int
 sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err)
 {
-    FILE *f = fopen(path, "r");
-    char line[4096];
+    FILE *f = open_regular(path, err);
+    char line[FLOW_LINE_MAX + 1];
     unsigned line_no = 0;
+    long len;
+    int rc = 0;
 
     if (!f) {
-        return sp_err_set(err, "%s: cannot read flow rules: %s", path,
-                          strerror(errno));
+        return -1;
     }
-    while (fgets(line, sizeof line, f)) {
+    while (!rc && (len = read_line(f, line)) != -1) {
         size_t skip = strspn(line, " \t");
         struct sp_err inner;
         unsigned column = 0;
 
         line_no++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            fclose(f);
-            return sp_err_set(err, "%s:%u: line longer than %zu bytes", path,
-                              line_no, sizeof line - 2);
-        }
-        if (line[skip] == '#' || line[skip] == '\n' || !line[skip]) {
-            continue;
-        }
-        line[strcspn(line, "\r\n")] = '\0';
-        if (sp_dp_flow_add(dp, line, &column, &inner)) {
-            fclose(f);
-            return sp_err_set(err, "%s:%u:%u: %s", path, line_no, column,
-                              inner.msg);
+        if (len == -2) {
+            rc = sp_err_set(err, "%s:%u: line longer than %d bytes", path,
+                            line_no, FLOW_LINE_MAX);
+        } else if (check_bytes(path, line_no, line, len, err)) {
+            rc = -1;
+        } else if (line[skip] != '#' && line[skip] &&
+                   sp_dp_flow_add(dp, line, &column, &inner)) {
+            rc = sp_err_set(err, "%s:%u:%u: %s", path, line_no, column,
+                            inner.msg);
         }
     }
+    if (!rc && ferror(f)) {
+        rc = sp_err_set(err, "%s: cannot read flow rules: %s", path,
+                        strerror(errno));
+    }
     fclose(f);
-    return 0;
+    return rc;
 }
 
 static int

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The match part of a flow rule: docs/flow-syntax.md is the reference. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -18,6 +19,10 @@ struct parser {
     struct sp_flow_spec *spec;
     struct sp_err *err;
     const char *name; /* the field being parsed, for messages */
+    unsigned column;  /* its column */
+    /* The column of the first field that set each key byte, which a
+     * refused match (sp_match_check) is blamed on. */
+    unsigned columns[sizeof(struct sp_flow_key)];
 };
 
 static int
@@ -46,6 +51,9 @@ put(struct parser *p, size_t ofs, const uint8_t *value, const uint8_t *mask,
         }
     }
     for (size_t i = 0; i < len; i++) {
+        if (!p->columns[ofs + i]) {
+            p->columns[ofs + i] = p->column;
+        }
         key[i] |= value[i] & mask[i];
         kmask[i] |= mask[i];
     }
@@ -74,9 +82,10 @@ parse_number(struct parser *p, const char *text, uint32_t max, uint32_t *out)
     char *end;
     unsigned long v;
 
+    /* strtoul() would take a sign ("-1" wraps) or leading blanks. */
     errno = 0;
     v = strtoul(text, &end, 0);
-    if (errno || end == text || *end || text[0] == '-' || v > max) {
+    if (!isdigit((unsigned char)text[0]) || errno || *end || v > max) {
         return fail(p,
                     "invalid value '%s' for %s; expected a number from 0 "
                     "to %u (decimal or 0x hex)",
@@ -153,7 +162,9 @@ parse_mac(struct parser *p, const struct field *f, char *value)
         unsigned b[6];
         char tail;
 
-        if (sscanf(texts[i], "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2],
+        /* sscanf's %x would take a sign ("-1:...") too. */
+        if (texts[i][strspn(texts[i], "0123456789abcdefABCDEF:")] ||
+            sscanf(texts[i], "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2],
                    &b[3], &b[4], &b[5], &tail) != 6) {
             return fail(p,
                         "invalid Ethernet address '%s' for %s; expected "
@@ -442,11 +453,25 @@ is_separator(char c)
     return c == ',' || c == ' ' || c == '\t';
 }
 
+/* Checks the whole match, as the classifier will (prerequisites: tp_dst
+ * needs a protocol...), and blames the field it names. */
+static int
+check_match(const struct parser *p, unsigned *column)
+{
+    unsigned at;
+
+    if (sp_match_check(&p->spec->match, &at, p->err)) {
+        *column = p->columns[at];
+        return -1;
+    }
+    return 0;
+}
+
 int
 sp_flow_parse_match(const char *text, struct sp_flow_spec *spec,
                     unsigned *column, struct sp_err *err)
 {
-    struct parser p = {spec, err, NULL};
+    struct parser p = {.spec = spec, .err = err};
     const char *s = text;
 
     memset(spec, 0, sizeof *spec);
@@ -460,9 +485,10 @@ sp_flow_parse_match(const char *text, struct sp_flow_spec *spec,
             s++;
         }
         if (!*s || *s == '\n' || *s == '\r') {
-            return 0;
+            return check_match(&p, column);
         }
         *column = (unsigned)(s - text) + 1;
+        p.column = *column;
         name_len = strcspn(s, "=, \t\r\n");
         eq = s[name_len] == '=' ? s + name_len : NULL;
         if (name_len == 0 || name_len >= sizeof name) {
@@ -473,7 +499,7 @@ sp_flow_parse_match(const char *text, struct sp_flow_spec *spec,
         p.name = name;
         if (eq && !strcmp(name, "actions")) {
             spec->actions_ofs = (size_t)(eq + 1 - text);
-            return 0;
+            return check_match(&p, column);
         }
         s += name_len;
         if (eq) {

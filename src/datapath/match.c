@@ -106,8 +106,27 @@ valid_bits(const struct context *c, struct sp_flow_key *valid)
     }
 }
 
+/* Reports the field holding key byte ofs, whose message follows. */
+static int blame(const struct context *c, unsigned ofs, unsigned *at,
+                 struct sp_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 static int
-check_prerequisites(const struct context *c, struct sp_err *err)
+blame(const struct context *c, unsigned ofs, unsigned *at, struct sp_err *err,
+      const char *fmt, ...)
+{
+    char what[sizeof err->msg];
+    va_list args;
+
+    va_start(args, fmt);
+    vsnprintf(what, sizeof what, fmt, args);
+    va_end(args);
+    *at = ofs;
+    return sp_err_set(err, "%s: %s", field_name(c, ofs), what);
+}
+
+static int
+check_prerequisites(const struct context *c, unsigned *at, struct sp_err *err)
 {
     static const struct {
         unsigned ofs, len;
@@ -116,73 +135,70 @@ check_prerequisites(const struct context *c, struct sp_err *err)
         {SP_KEY_OFS(nw_proto), 4},
         {SP_KEY_OFS(nw_src), 40},
     };
-    const char *name;
+    unsigned ofs;
 
     for (size_t i = 0; i < sizeof l3 / sizeof l3[0]; i++) {
-        for (unsigned ofs = l3[i].ofs; ofs < l3[i].ofs + l3[i].len; ofs++) {
+        for (ofs = l3[i].ofs; ofs < l3[i].ofs + l3[i].len; ofs++) {
             if (c->m->mask.bytes[ofs] && c->dl_type < 0) {
-                return sp_err_set(
-                    err,
-                    "%s: needs an exact dl_type (ip, ipv6 or arp "
-                    "with mask 0xffff)",
-                    field_name(c, ofs));
+                return blame(c, ofs, at, err,
+                             "needs an exact dl_type (ip, ipv6 or arp "
+                             "with mask 0xffff)");
             }
         }
     }
     if ((USES(c, nw_src) || USES(c, nw_dst) || USES(c, nw_proto)) &&
         !is_ip(c) && c->dl_type != SP_ETH_TYPE_ARP) {
-        name = field_name(c, USES(c, nw_proto) ? SP_KEY_OFS(nw_proto)
-                             : USES(c, nw_src) ? SP_KEY_OFS(nw_src)
-                                               : SP_KEY_OFS(nw_dst));
-        return sp_err_set(err, "%s: needs dl_type ip, ipv6 or arp, not 0x%04x",
-                          name, c->dl_type);
+        ofs = USES(c, nw_proto) ? SP_KEY_OFS(nw_proto)
+              : USES(c, nw_src) ? SP_KEY_OFS(nw_src)
+                                : SP_KEY_OFS(nw_dst);
+        return blame(c, ofs, at, err,
+                     "needs dl_type ip, ipv6 or arp, not "
+                     "0x%04x",
+                     c->dl_type);
     }
     if ((USES(c, nw_tos) || USES(c, nw_ttl) || USES(c, nw_frag)) &&
         !is_ip(c)) {
-        name = USES(c, nw_tos)   ? "nw_tos"
-               : USES(c, nw_ttl) ? "nw_ttl"
-                                 : "ip_frag";
-        return sp_err_set(err, "%s: needs dl_type ip or ipv6, not 0x%04x",
-                          name, c->dl_type);
+        ofs = USES(c, nw_tos)   ? SP_KEY_OFS(nw_tos)
+              : USES(c, nw_ttl) ? SP_KEY_OFS(nw_ttl)
+                                : SP_KEY_OFS(nw_frag);
+        return blame(c, ofs, at, err, "needs dl_type ip or ipv6, not 0x%04x",
+                     c->dl_type);
     }
     if (USES(c, ipv6_label) && c->dl_type != SP_ETH_TYPE_IPV6) {
-        return sp_err_set(err,
-                          "ipv6_label: needs dl_type ipv6 (0x86dd), not "
-                          "0x%04x",
-                          c->dl_type);
+        return blame(c, SP_KEY_OFS(ipv6_label), at, err,
+                     "needs dl_type ipv6 (0x86dd), not 0x%04x", c->dl_type);
     }
     if (!USES(c, tcp_flags) && !USES(c, tp_src) && !USES(c, tp_dst)) {
         return 0;
     }
-    name = field_name(c, USES(c, tcp_flags) ? SP_KEY_OFS(tcp_flags)
-                         : USES(c, tp_src)  ? SP_KEY_OFS(tp_src)
-                                            : SP_KEY_OFS(tp_dst));
+    ofs = USES(c, tcp_flags) ? SP_KEY_OFS(tcp_flags)
+          : USES(c, tp_src)  ? SP_KEY_OFS(tp_src)
+                             : SP_KEY_OFS(tp_dst);
     if (!is_ip(c)) {
-        return sp_err_set(err, "%s: needs dl_type ip or ipv6, not 0x%04x",
-                          name, c->dl_type);
+        return blame(c, ofs, at, err, "needs dl_type ip or ipv6, not 0x%04x",
+                     c->dl_type);
     }
     if (c->proto < 0) {
-        return sp_err_set(err,
-                          "%s: needs an exact nw_proto (tcp, udp, sctp, icmp "
-                          "or icmp6)",
-                          name);
+        return blame(c, ofs, at, err,
+                     "needs an exact nw_proto (tcp, udp, sctp, icmp or "
+                     "icmp6)");
     }
     if (USES(c, tcp_flags) && c->proto != SP_IPPROTO_TCP) {
-        return sp_err_set(err, "tcp_flags: needs nw_proto tcp (6), not %d",
-                          c->proto);
+        return blame(c, ofs, at, err, "needs nw_proto tcp (6), not %d",
+                     c->proto);
     }
     if (c->proto != SP_IPPROTO_TCP && c->proto != SP_IPPROTO_UDP &&
         c->proto != SP_IPPROTO_SCTP && !is_icmp(c)) {
-        return sp_err_set(err,
-                          "%s: needs nw_proto tcp, udp, sctp, icmp (ip) or "
-                          "icmp6 (ipv6), not %d",
-                          name, c->proto);
+        return blame(c, ofs, at, err,
+                     "needs nw_proto tcp, udp, sctp, icmp (ip) or icmp6 "
+                     "(ipv6), not %d",
+                     c->proto);
     }
     return 0;
 }
 
 int
-sp_match_validate(const struct sp_match *m, struct sp_err *err)
+sp_match_check(const struct sp_match *m, unsigned *at, struct sp_err *err)
 {
     struct context c = {m, -1, -1};
     struct sp_flow_key valid;
@@ -195,25 +211,31 @@ sp_match_validate(const struct sp_match *m, struct sp_err *err)
     }
     for (unsigned i = 0; i < sizeof m->key; i++) {
         if (m->key.bytes[i] & ~m->mask.bytes[i]) {
-            return sp_err_set(
-                err,
-                "%s: the value has bits outside the mask (byte %u "
-                "of the key: value 0x%02x, mask 0x%02x)",
-                field_name(&c, i), i, m->key.bytes[i], m->mask.bytes[i]);
+            return blame(&c, i, at, err,
+                         "the value has bits outside the mask (byte %u of "
+                         "the key: value 0x%02x, mask 0x%02x)",
+                         i, m->key.bytes[i], m->mask.bytes[i]);
         }
     }
-    if (check_prerequisites(&c, err)) {
+    if (check_prerequisites(&c, at, err)) {
         return -1;
     }
     valid_bits(&c, &valid);
     for (unsigned i = 0; i < sizeof m->key; i++) {
         if (m->mask.bytes[i] & ~valid.bytes[i]) {
-            return sp_err_set(
-                err,
-                "%s: the mask has bits outside the field (byte %u "
-                "of the key: mask 0x%02x, valid bits 0x%02x)",
-                field_name(&c, i), i, m->mask.bytes[i], valid.bytes[i]);
+            return blame(&c, i, at, err,
+                         "the mask has bits outside the field (byte %u of "
+                         "the key: mask 0x%02x, valid bits 0x%02x)",
+                         i, m->mask.bytes[i], valid.bytes[i]);
         }
     }
     return 0;
+}
+
+int
+sp_match_validate(const struct sp_match *m, struct sp_err *err)
+{
+    unsigned at;
+
+    return sp_match_check(m, &at, err);
 }

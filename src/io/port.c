@@ -39,10 +39,8 @@ static bool started[SP_IO_MAX_PORTS + 1];
 static unsigned worker_lcores[RTE_MAX_LCORE];
 static unsigned n_workers;
 
-/* DPDK's name of the device a --port gives: the text before the first
- * comma, with the PCI domain added when it was left out. */
-static void
-device_name(const char *spec, char *name, size_t size)
+void
+sp_io_device_name(const char *spec, char *name, size_t size)
 {
     size_t len = strcspn(spec, ",");
     unsigned bus, slot, fn;
@@ -75,7 +73,7 @@ sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
     }
     /* Port p is the p-th --port, whatever order DPDK probed them in. */
     for (unsigned p = 1; p <= count; p++) {
-        device_name(ports[p - 1], port_names[p], sizeof port_names[p]);
+        sp_io_device_name(ports[p - 1], port_names[p], sizeof port_names[p]);
         if (rte_eth_dev_get_port_by_name(port_names[p], &dpdk_id[p])) {
             return sp_err_set(err,
                               "port %u (%s) did not open: DPDK says why "
@@ -140,17 +138,33 @@ start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
     return 0;
 }
 
+static unsigned
+pool_mbufs(unsigned ports, unsigned rxq, unsigned txq)
+{
+    unsigned mbufs = ports * (rxq + txq) * POOL_PER_Q;
+
+    return mbufs > POOL_MIN ? mbufs : POOL_MIN;
+}
+
+uint64_t
+sp_io_pool_bytes(unsigned ports, unsigned rxq, unsigned txq)
+{
+    struct rte_mempool_objsz size;
+
+    rte_mempool_calc_obj_size(
+        sizeof(struct rte_mbuf) + RTE_MBUF_DEFAULT_BUF_SIZE, 0, &size);
+    return (uint64_t)pool_mbufs(ports, rxq, txq) * size.total_size;
+}
+
 int
 sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
 {
-    unsigned mbufs = n_ports * (rxq + txq) * POOL_PER_Q;
-
     if (n_ports == 0) {
         return sp_err_set(err, "no ports: give at least one --port");
     }
-    pool = rte_pktmbuf_pool_create(
-        "sp_pool", mbufs > POOL_MIN ? mbufs : POOL_MIN, POOL_CACHE, 0,
-        RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+    pool = rte_pktmbuf_pool_create("sp_pool", pool_mbufs(n_ports, rxq, txq),
+                                   POOL_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                   (int)rte_socket_id());
     if (!pool) {
         return sp_err_set(err, "cannot create the packet pool: %s",
                           rte_strerror(rte_errno));

@@ -367,7 +367,7 @@ def test_errors():
          "EAL arguments go after --"),
         (["run", "--impl", "bogus"], 2, "unknown variant 'bogus'"),
         (["run", "--port", pcap_port(0, rx=os.path.join(d, "missing.pcap")),
-          "--flows", one_port], 1, "port 1 (net_pcap0,rx_pcap="),
+          "--flows", one_port], 2, "missing.pcap: No such file"),
         (["run", "--port", "net_bogus0", "--flows", one_port], 1,
          "DPDK EAL initialisation failed"),
     ]
