@@ -660,7 +660,10 @@ void
 sp_dp_flows_dump(struct sp_dp *dp, FILE *out)
 {
     pthread_mutex_lock(&dp->flows_lock);
-    qsort(dp->flows, dp->n_flows, sizeof *dp->flows, compare_flows);
+    /* No rule added yet: flows is NULL, which qsort may not take. */
+    if (dp->n_flows) {
+        qsort(dp->flows, dp->n_flows, sizeof *dp->flows, compare_flows);
+    }
     for (unsigned i = 0; i < dp->n_flows; i++) {
         const struct sp_rule *r = dp->flows[i];
         char match[1024];
