@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simdpath/dispatch.h"
+#include "fuzzlib.h"
 #include "simdpath/mfex.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -40,6 +40,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct batch want, got;
     struct sp_packet proto[SP_BATCH_MAX];
     uint8_t *bufs[SP_BATCH_MAX];
+    const struct sp_variant *vs[SP_VARIANT_MAX];
+    unsigned nv = sp_fuzz_variants(SP_KERNEL_mfex, vs);
     uint32_t n, step, len;
 
     if (size < 1 || size > UINT16_MAX) {
@@ -61,14 +63,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                       .status = 0xbeef};
     }
     run(sp_variant_get(0), &want, proto, n);
-    for (unsigned v = 1; v < sp_variant_count(); v++) {
-        const struct sp_variant *var = sp_variant_get(v);
-
-        if (!sp_variant_supported(var) ||
-            sp_variant_provider(var, SP_KERNEL_mfex) != var) {
-            continue;
-        }
-        run(var, &got, proto, n);
+    for (unsigned v = 0; v < nv; v++) {
+        run(vs[v], &got, proto, n);
         for (uint32_t i = 0; i < n; i++) {
             if (memcmp(&got.keys[i], &want.keys[i], sizeof want.keys[i]) ||
                 got.pkts[i].l3_ofs != want.pkts[i].l3_ofs ||
@@ -77,7 +73,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 fprintf(stderr,
                         "fuzz_mfex: variant %s differs from scalar on "
                         "packet %u (len %u): status %s/%s\n",
-                        var->name, i, proto[i].len,
+                        vs[v]->name, i, proto[i].len,
                         sp_mfex_status_name(got.pkts[i].status),
                         sp_mfex_status_name(want.pkts[i].status));
                 abort();

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer target: control-socket requests. Each input is sent, as a
+ * client would, to the control server `simdpath run` starts
+ * (sp_run_control_start: run_control.c's commands over control.c's
+ * socket), serving a datapath of 4 ports that carries no traffic; the
+ * client then closes its side and reads the reply to the end. The reply
+ * must end with a line "OK" or "ERROR: ...", and the server must not
+ * crash, leak or hang. Every input starts with no rule (a datapath and
+ * server anew after one that added any) and the kernels chosen by auto;
+ * the stop command's SIGTERM is ignored.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/control.h"
+#include "fuzzlib.h"
+
+#define N_PORTS   4
+#define REPLY_MAX (1 << 20)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* main.c's, which the fuzzer's main replaces. */
+void
+sp_cli_error(const char *context, const char *fmt, ...)
+{
+    (void)context, (void)fmt;
+}
+
+/* The stop command raises SIGTERM, which would end the fuzzer. */
+static void
+on_term(int sig)
+{
+    (void)sig;
+}
+
+static void __attribute__((noreturn))
+fail(const char *what, const char *reply, size_t len)
+{
+    fprintf(stderr, "fuzz_ctl: %s; reply (%zu bytes): %.*s\n", what, len,
+            (int)(len < 400 ? len : 400), reply);
+    abort();
+}
+
+/* Sends the request, closes the sending side, reads the reply to EOF. */
+static size_t
+request(const char *path, const uint8_t *data, size_t size, char *reply)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    size_t len = 0;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof addr)) {
+        perror("fuzz_ctl: connect");
+        abort();
+    }
+    /* A server that stops reading (a line too long) may close first. */
+    while (size) {
+        ssize_t w = send(fd, data, size, MSG_NOSIGNAL);
+
+        if (w <= 0) {
+            break;
+        }
+        data += w;
+        size -= (size_t)w;
+    }
+    shutdown(fd, SHUT_WR);
+    for (;;) {
+        ssize_t r = read(fd, reply + len, REPLY_MAX - len);
+
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            break;
+        }
+        len += (size_t)r;
+        if (len == REPLY_MAX) {
+            fail("reply too long", reply, len);
+        }
+    }
+    close(fd);
+    return len;
+}
+
+/* A datapath and its control server on 'path'. */
+static struct sp_dp *
+serve(const char *path)
+{
+    static const struct sp_dp_config config = {
+        .n_ports = N_PORTS, .n_pmds = 1, .n_rxq = 1};
+    struct sp_dp *dp = sp_fuzz_dp_create(N_PORTS);
+    struct sp_err err;
+
+    if (sp_run_control_start(dp, &config, path, &err)) {
+        fprintf(stderr, "fuzz_ctl: %s\n", err.msg);
+        abort();
+    }
+    return dp;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static char path[108], reply[REPLY_MAX + 1];
+    static struct sp_dp *dp;
+    const char *last;
+    size_t len;
+
+    /* One server while no rule is added: starting and stopping one per
+     * input costs more than most inputs. */
+    if (!dp) {
+        char dir[] = "/tmp/fuzz_ctl.XXXXXX";
+        struct sigaction sa = {.sa_handler = on_term};
+
+        /* After libFuzzer's own handlers, which are set after
+         * LLVMFuzzerInitialize. */
+        sigaction(SIGTERM, &sa, NULL);
+        if (!mkdtemp(dir)) {
+            perror("fuzz_ctl: mkdtemp");
+            abort();
+        }
+        snprintf(path, sizeof path, "%s/ctl", dir);
+        dp = serve(path);
+    }
+    len = request(path, data, size, reply);
+    if (sp_dp_flow_count(dp)) {
+        /* The next input starts from an empty table. */
+        sp_ctl_stop();
+        sp_dp_destroy(dp);
+        dp = serve(path);
+    }
+    sp_dispatch_reset();
+
+    reply[len] = '\0';
+    if (!len || reply[len - 1] != '\n') {
+        fail("reply does not end with a line", reply, len);
+    }
+    last = len >= 2 ? memrchr(reply, '\n', len - 1) : NULL;
+    last = last ? last + 1 : reply;
+    if (strcmp(last, "OK\n") && strncmp(last, "ERROR: ", 7)) {
+        fail("reply does not end with OK or ERROR", reply, len);
+    }
+    return 0;
+}
