@@ -18,7 +18,9 @@
  *    frame's bytes wherever no action may touch them (the Ethernet
  *    addresses without mod_dl_*, everything past the VLAN tags and the
  *    IP and L4 headers' rewritten fields), moved by the 4 bytes of each
- *    VLAN tag pushed or stripped.
+ *    VLAN tag pushed or stripped; and on frames the rule matches, an
+ *    IPv4 header checksum and a TCP, UDP, SCTP or ICMPv6 checksum that
+ *    were right (computed here) are right in every frame sent.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,6 +57,8 @@ struct run {
     const uint8_t *const *in_bytes; /* the input frames */
     const uint32_t *in_len;
     const struct sp_packet *parsed; /* their offsets, from scalar */
+    const bool *matched;            /* the rule's match covers them */
+    bool l4_exact; /* the match names TCP, UDP or SCTP exactly */
     const struct sp_actions *actions;
 };
 
@@ -112,6 +116,136 @@ count_actions(const struct sp_actions *a, enum sp_action_type type)
     return n;
 }
 
+/* ---- checksums, computed here from the frame alone ---- */
+
+static uint32_t
+get16(const uint8_t *p)
+{
+    return (uint32_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t
+sum_words(const uint8_t *p, uint32_t len)
+{
+    uint32_t sum = 0;
+
+    for (uint32_t i = 0; i + 1 < len; i += 2) {
+        sum += get16(p + i);
+    }
+    if (len & 1) {
+        sum += (uint32_t)p[len - 1] << 8;
+    }
+    return sum;
+}
+
+static bool
+folds_to_ones(uint32_t sum)
+{
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return sum == 0xffff;
+}
+
+/* CRC-32C bit by bit, as SCTP stores it (least significant byte first),
+ * with the checksum field taken as 0. */
+static bool
+sctp_valid(const uint8_t *p, uint32_t len)
+{
+    uint32_t crc = UINT32_MAX;
+
+    for (uint32_t i = 0; i < len; i++) {
+        crc ^= i >= 8 && i < 12 ? 0 : p[i];
+        for (int b = 0; b < 8; b++) {
+            crc = crc >> 1 ^ (0x82f63b78u & -(crc & 1));
+        }
+    }
+    crc = ~crc;
+    return p[8] == (uint8_t)crc && p[9] == (uint8_t)(crc >> 8) &&
+           p[10] == (uint8_t)(crc >> 16) && p[11] == (uint8_t)(crc >> 24);
+}
+
+/* The IPv4 header checksum at l3: 1 valid, 0 not, -1 no header. */
+static int
+ipv4_header_valid(const uint8_t *f, uint32_t len, uint32_t l3)
+{
+    uint32_t hlen;
+
+    if (l3 + 20 > len || f[l3] >> 4 != 4) {
+        return -1;
+    }
+    hlen = (f[l3] & 15u) * 4;
+    if (hlen < 20 || l3 + hlen > len) {
+        return -1;
+    }
+    return folds_to_ones(sum_words(f + l3, hlen));
+}
+
+/*
+ * The TCP, UDP, SCTP or ICMPv6 checksum of the datagram at l3: 1 valid,
+ * 0 not, -1 when there is none to check (not IP, a fragment, cut short,
+ * UDP without a checksum, another protocol). IPv6 extension headers are
+ * walked when 'ext' allows (the actions see past them only with a match
+ * that names the protocol).
+ */
+static int
+l4_valid(const uint8_t *f, uint32_t len, uint32_t l3, bool ext)
+{
+    uint32_t l4, l4_len, pseudo;
+    uint8_t proto;
+
+    if (l3 >= len) {
+        return -1;
+    }
+    if (f[l3] >> 4 == 4) {
+        uint32_t hlen = (f[l3] & 15u) * 4, total;
+
+        if (ipv4_header_valid(f, len, l3) < 0 || get16(f + l3 + 6) & 0x3fff) {
+            return -1;
+        }
+        total = get16(f + l3 + 2);
+        if (total < hlen || l3 + total > len) {
+            return -1;
+        }
+        proto = f[l3 + 9];
+        l4 = l3 + hlen;
+        l4_len = total - hlen;
+        pseudo = sum_words(f + l3 + 12, 8);
+    } else if (f[l3] >> 4 == 6 && l3 + 40 <= len) {
+        uint32_t end = l3 + 40 + get16(f + l3 + 4);
+
+        if (end > len) {
+            return -1;
+        }
+        proto = f[l3 + 6];
+        l4 = l3 + 40;
+        while (ext && (proto == 0 || proto == 43 || proto == 60)) {
+            if (l4 + 8 > end) {
+                return -1;
+            }
+            proto = f[l4];
+            l4 += (f[l4 + 1] + 1u) * 8;
+        }
+        if (l4 > end) {
+            return -1;
+        }
+        l4_len = end - l4;
+        pseudo = sum_words(f + l3 + 8, 32);
+    } else {
+        return -1;
+    }
+    if (proto == 132) {
+        return l4_len >= 12 ? sctp_valid(f + l4, l4_len) : -1;
+    }
+    if (!((proto == 6 && l4_len >= 20) ||
+          (proto == 17 && l4_len >= 8 && get16(f + l4 + 6)) ||
+          (proto == 58 && f[l3] >> 4 == 6 && l4_len >= 4))) {
+        return -1;
+    }
+    return folds_to_ones(pseudo + (l4_len >> 16) + (l4_len & 0xffff) + proto +
+                         sum_words(f + l4, l4_len));
+}
+
 /* The independent check of one sent frame against its input frame. */
 static void
 check_untouched(const struct run *r, const struct buf *b)
@@ -149,6 +283,25 @@ check_untouched(const struct run *r, const struct buf *b)
                  "changed (at %lld in the %u sent)",
                  b->origin, in_len, in->l3_ofs, in->l4_ofs, j,
                  (long long)(j + delta), out->len);
+        }
+    }
+    /* Checksums that were right stay right, on frames the rule matches
+     * (what the datapath gives the actions). */
+    if (r->matched[b->origin] && in->l3_ofs != SP_OFS_NONE) {
+        uint32_t l3 = in->l3_ofs, out_l3 = (uint32_t)(l3 + delta);
+        bool ext = r->l4_exact;
+
+        if (ipv4_header_valid(src, in_len, l3) == 1 &&
+            ipv4_header_valid(out->data, out->len, out_l3) != 1) {
+            fail(current_rule,
+                 "frame %u sent with a bad IPv4 header "
+                 "checksum",
+                 b->origin);
+        }
+        if (l4_valid(src, in_len, l3, ext) == 1 &&
+            l4_valid(out->data, out->len, out_l3, ext) != 1) {
+            fail(current_rule, "frame %u sent with a bad L4 checksum",
+                 b->origin);
         }
     }
 }
@@ -222,7 +375,8 @@ ctx_free(struct sp_action_ctx *ctx, struct sp_packet *pkt)
 static void
 run_variant(const struct sp_variant *v, struct run *r,
             const struct sp_actions *actions, uint32_t n, uint32_t headroom,
-            uint32_t clone_budget, struct sp_packet *parsed_out)
+            uint32_t clone_budget, const struct sp_match *match,
+            struct sp_packet *parsed_out, bool *matched_out)
 {
     struct sp_packet *ptrs[SP_BATCH_MAX];
     struct sp_flow_key keys[SP_BATCH_MAX];
@@ -257,6 +411,7 @@ run_variant(const struct sp_variant *v, struct run *r,
     if (parsed_out) {
         for (uint32_t i = 0; i < n; i++) {
             parsed_out[i] = *ptrs[i];
+            matched_out[i] = sp_match_covers(match, &keys[i]);
         }
     }
     sp_actions_execute(actions, ptrs, n, &r->ctx);
@@ -299,6 +454,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *frame, *in_bytes[SP_BATCH_MAX];
     uint32_t in_len[SP_BATCH_MAX], n, step, len, headroom, budget;
     struct sp_packet parsed[SP_BATCH_MAX];
+    bool matched[SP_BATCH_MAX];
     struct sp_flow_spec spec;
     struct sp_actions *actions;
     struct sp_err err;
@@ -340,17 +496,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     want.in_bytes = in_bytes;
     want.in_len = in_len;
     want.parsed = parsed;
+    want.matched = matched;
+    want.l4_exact =
+        spec.match.mask.nw_proto == 0xff &&
+        (spec.match.key.nw_proto == 6 || spec.match.key.nw_proto == 17 ||
+         spec.match.key.nw_proto == 132);
     got = want;
     got.log = log_got;
     run_variant(sp_variant_get(0), &want, actions, n, headroom, budget,
-                parsed);
+                &spec.match, parsed, matched);
     for (unsigned v = 1; v < sp_variant_count(); v++) {
         const struct sp_variant *var = sp_variant_get(v);
 
         if (!sp_variant_supported(var)) {
             continue;
         }
-        run_variant(var, &got, actions, n, headroom, budget, NULL);
+        run_variant(var, &got, actions, n, headroom, budget, &spec.match, NULL,
+                    NULL);
         if (got.log_len != want.log_len ||
             memcmp(got.ctx.drops, want.ctx.drops, sizeof want.ctx.drops) ||
             memcmp(log_got, log_want, want.log_len)) {

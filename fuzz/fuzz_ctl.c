@@ -8,7 +8,7 @@
  * must end with a line "OK" or "ERROR: ...", and the server must not
  * crash, leak or hang. Every input starts with no rule (a datapath and
  * server anew after one that added any) and the kernels chosen by auto;
- * the stop command's SIGTERM is ignored.
+ * the stop command's SIGTERM is caught.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,11 +37,15 @@ sp_cli_error(const char *context, const char *fmt, ...)
     (void)context, (void)fmt;
 }
 
-/* The stop command raises SIGTERM, which would end the fuzzer. */
+/* The stop command raises SIGTERM, which would end the fuzzer: it is
+ * noted, and the server started anew. */
+static volatile sig_atomic_t stopped;
+
 static void
 on_term(int sig)
 {
     (void)sig;
+    stopped = 1;
 }
 
 static void __attribute__((noreturn))
@@ -110,10 +114,20 @@ serve(const char *path)
     return dp;
 }
 
+static char dir[] = "/tmp/fuzz_ctl.XXXXXX", path[108];
+
+/* At exit: no socket or directory left in /tmp. */
+static void
+clean_up(void)
+{
+    sp_ctl_stop();
+    rmdir(dir);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[108], reply[REPLY_MAX + 1];
+    static char reply[REPLY_MAX + 1];
     static struct sp_dp *dp;
     const char *last;
     size_t len;
@@ -121,7 +135,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* One server while no rule is added: starting and stopping one per
      * input costs more than most inputs. */
     if (!dp) {
-        char dir[] = "/tmp/fuzz_ctl.XXXXXX";
         struct sigaction sa = {.sa_handler = on_term};
 
         /* After libFuzzer's own handlers, which are set after
@@ -132,11 +145,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
         snprintf(path, sizeof path, "%s/ctl", dir);
+        atexit(clean_up);
         dp = serve(path);
     }
     len = request(path, data, size, reply);
-    if (sp_dp_flow_count(dp)) {
-        /* The next input starts from an empty table. */
+    if (sp_dp_flow_count(dp) || stopped) {
+        /* The next input starts from an empty table, on a server that
+         * has not been told to stop. */
+        stopped = 0;
         sp_ctl_stop();
         sp_dp_destroy(dp);
         dp = serve(path);

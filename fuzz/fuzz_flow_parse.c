@@ -6,7 +6,8 @@
  * just past it). A taken rule is printed back (flow_format and
  * actions_format, as flow-dump does) and the print parsed again: it must
  * be taken and give the same match, priority and actions (the printers
- * promise text that parses back), and printing that gives the same text.
+ * promise text that parses back), printing that gives the same text, and
+ * flow-del of it deletes the rule.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,7 +122,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sp_dp_flow_count(dp) != 1) {
         fail("taken, but not one rule in the table", text, NULL);
     }
-    sp_dp_destroy(dp);
 
     actions = parse_rule(text, &spec);
     if (!actions) {
@@ -143,6 +143,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (strcmp(printed, again)) {
         fail("printing the reparsed rule gives another text", printed, again);
     }
+    /* flow-del takes the printed rule, actions and all. */
+    if (sp_dp_flow_del(dp, printed, &column, &err) ||
+        sp_dp_flow_count(dp) != 0) {
+        fail("flow-del of the printed rule does not delete it", text, printed);
+    }
+    sp_dp_destroy(dp);
     sp_actions_free(actions);
     sp_actions_free(actions2);
     return 0;

@@ -5,7 +5,9 @@
  * copies of the packet cut shorter and shorter (by a step the control byte
  * gives), each in a buffer of exactly its length so ASan sees any read past
  * it, with varied in_port. Any difference in a key, offset or status
- * aborts.
+ * aborts. Each key scalar gives is also printed as parse-pcap prints it
+ * and the print parsed as a rule's match, as docs/flow-syntax.md promises
+ * it can be: a valid match that covers the key.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +15,8 @@
 #include <string.h>
 
 #include "fuzzlib.h"
+#include "simdpath/flow_format.h"
+#include "simdpath/flow_parse.h"
 #include "simdpath/mfex.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -32,6 +36,36 @@ run(const struct sp_variant *v, struct batch *b, struct sp_packet *proto,
         b->ptrs[i] = &b->pkts[i];
     }
     v->kernels->mfex(b->ptrs, n, b->keys);
+}
+
+/* The key as parse-pcap prints it, pasted into a rule. */
+static void
+check_printed_key(const struct sp_flow_key *key)
+{
+    char text[1024];
+    struct sp_flow_spec spec;
+    struct sp_err err;
+    unsigned column = 0;
+    int len = sp_flow_format(key, NULL, text, sizeof text);
+
+    if (len < 0 || (size_t)len >= sizeof text) {
+        fprintf(stderr, "fuzz_mfex: printed key longer than %zu bytes\n",
+                sizeof text);
+        abort();
+    }
+    if (sp_flow_parse_match(text, &spec, &column, &err) ||
+        sp_match_validate(&spec.match, &err)) {
+        fprintf(stderr, "fuzz_mfex: printed key '%s' is no match: %s\n", text,
+                err.msg);
+        abort();
+    }
+    if (!sp_match_covers(&spec.match, key)) {
+        fprintf(stderr,
+                "fuzz_mfex: printed key '%s' does not match the "
+                "key\n",
+                text);
+        abort();
+    }
 }
 
 int
@@ -63,6 +97,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                       .status = 0xbeef};
     }
     run(sp_variant_get(0), &want, proto, n);
+    for (uint32_t i = 0; i < n; i++) {
+        check_printed_key(&want.keys[i]);
+    }
     for (unsigned v = 0; v < nv; v++) {
         run(vs[v], &got, proto, n);
         for (uint32_t i = 0; i < n; i++) {
