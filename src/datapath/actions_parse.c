@@ -24,6 +24,9 @@ struct parser {
     /* What the match guarantees; 'tagged' follows push/strip_vlan. */
     bool ipv4, ipv6, tagged;
     uint8_t l4_proto; /* TCP, UDP or SCTP when exact, else 0 */
+    /* Any exact nw_proto of IPv4 or IPv6, else 0: the IPv6 sets' L4
+     * checksum (ICMPv6 too) past extension headers. */
+    uint8_t ip_proto;
     uint32_t n;
     struct sp_action actions[SP_ACTIONS_MAX];
     size_t offsets[SP_ACTIONS_MAX]; /* where each action starts */
@@ -57,6 +60,7 @@ read_guarantees(struct parser *p, const struct sp_match *m)
     p->ipv6 = type_exact && type == SP_ETH_TYPE_IPV6;
     p->tagged = (sp_load_be16(&m->mask.vlan_tci) & present) &&
                 (sp_load_be16(&m->key.vlan_tci) & present);
+    p->ip_proto = (p->ipv4 || p->ipv6) && m->mask.nw_proto == 0xff ? proto : 0;
     p->l4_proto = 0;
     if ((p->ipv4 || p->ipv6) && m->mask.nw_proto == 0xff &&
         (proto == SP_IPPROTO_TCP || proto == SP_IPPROTO_UDP ||
@@ -506,7 +510,7 @@ compile(const struct parser *p, struct sp_actions *a, struct sp_step *steps)
 
                 s = step_for(steps, &n, SP_STEP_IPV6, fresh);
                 s->ipv6.dec_hlimit = true;
-                s->ipv6.l4_proto = p->l4_proto;
+                s->ipv6.l4_proto = p->ip_proto;
             }
             break;
         case SP_ACT_NW_SRC:
@@ -538,7 +542,7 @@ compile(const struct parser *p, struct sp_actions *a, struct sp_step *steps)
         case SP_ACT_IPV6_TCLASS:
         case SP_ACT_IPV6_HLIMIT:
             s = step_for(steps, &n, SP_STEP_IPV6, false);
-            s->ipv6.l4_proto = p->l4_proto;
+            s->ipv6.l4_proto = p->ip_proto;
             if (act->type == SP_ACT_IPV6_SRC) {
                 set_bytes(s->ipv6.src, s->ipv6.src_mask, act->ip6, 16);
             } else if (act->type == SP_ACT_IPV6_DST) {
