@@ -58,7 +58,7 @@ struct run {
     const uint32_t *in_len;
     const struct sp_packet *parsed; /* their offsets, from scalar */
     const bool *matched;            /* the rule's match covers them */
-    bool l4_exact; /* the match names TCP, UDP or SCTP exactly */
+    bool l4_exact; /* the match names TCP, UDP, ICMPv6 or SCTP */
     const struct sp_actions *actions;
 };
 
@@ -219,7 +219,9 @@ l4_valid(const uint8_t *f, uint32_t len, uint32_t l3, bool ext)
         }
         proto = f[l3 + 6];
         l4 = l3 + 40;
-        while (ext && (proto == 0 || proto == 43 || proto == 60)) {
+        /* Hop-by-hop and destination options; not routing headers,
+         * whose final destination the checksum would take. */
+        while (ext && (proto == 0 || proto == 60)) {
             if (l4 + 8 > end) {
                 return -1;
             }
@@ -500,7 +502,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     want.l4_exact =
         spec.match.mask.nw_proto == 0xff &&
         (spec.match.key.nw_proto == 6 || spec.match.key.nw_proto == 17 ||
-         spec.match.key.nw_proto == 132);
+         spec.match.key.nw_proto == 58 || spec.match.key.nw_proto == 132);
     got = want;
     got.log = log_got;
     run_variant(sp_variant_get(0), &want, actions, n, headroom, budget,
