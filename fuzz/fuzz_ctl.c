@@ -2,13 +2,15 @@
 /*
  * libFuzzer target: control-socket requests. Each input is sent, as a
  * client would, to the control server `simdpath run` starts
- * (sp_run_control_start: run_control.c's commands over control.c's
- * socket), serving a datapath of 4 ports that carries no traffic; the
- * client then closes its side and reads the reply to the end. The reply
- * must end with a line "OK" or "ERROR: ...", and the server must not
- * crash, leak or hang. Every input starts with no rule (a datapath and
- * server anew after one that added any) and the kernels chosen by auto;
- * the stop command's SIGTERM is caught.
+ * (sp_ctl_open and sp_run_control_start: run_control.c's commands over
+ * control.c's socket), serving a datapath of 4 ports that carries no traffic;
+ * the client then closes its side and reads the reply to the end. As
+ * docs/control.md says, every line sent must be answered by one status
+ * line ("OK" or "ERROR: ..."), in order, with nothing after the last, and
+ * a line too long, holding a control byte, cut by EOF or naming no
+ * command must be refused; the server must not crash, leak or hang. Every
+ * input starts with no rule (a datapath and server anew after one that added
+ * any) and the kernels chosen by auto; the stop command's SIGTERM is caught.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,7 +28,7 @@
 #include "fuzzlib.h"
 
 #define N_PORTS   4
-#define REPLY_MAX (1 << 20)
+#define REPLY_MAX (1 << 26)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -98,6 +100,70 @@ request(const char *path, const uint8_t *data, size_t size, char *reply)
     return len;
 }
 
+/* Whether docs/control.md says the server refuses this line whole: too
+ * long, a control byte other than tab, no newline before EOF, or no
+ * command word. */
+static bool
+must_refuse(const uint8_t *line, size_t len, bool newline)
+{
+    bool word = false;
+
+    if (len > SP_CTL_LINE_MAX || !newline) {
+        return true;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if ((line[i] < 0x20 && line[i] != '\t') || line[i] == 0x7f) {
+            return true;
+        }
+        word |= line[i] != ' ' && line[i] != '\t';
+    }
+    return !word;
+}
+
+/* The protocol: every line sent is answered by exactly one status line
+ * ("OK" or "ERROR: ..."), in order, the reply ends with one, and the
+ * lines it must refuse get ERROR. */
+static void
+check_reply(const uint8_t *data, size_t size, const char *reply, size_t len)
+{
+    const char *r = reply, *end = reply + len;
+    size_t pos = 0, n = 0;
+
+    if (len && reply[len - 1] != '\n') {
+        fail("reply does not end with a line", reply, len);
+    }
+    while (pos < size) {
+        const uint8_t *nl = memchr(data + pos, '\n', size - pos);
+        size_t line_len = nl ? (size_t)(nl - (data + pos)) : size - pos;
+        bool refuse = must_refuse(data + pos, line_len, nl != NULL);
+        const char *status = NULL;
+
+        /* The next status line of the reply is this line's. */
+        while (r < end && !status) {
+            const char *eol = memchr(r, '\n', (size_t)(end - r));
+
+            if (!strncmp(r, "OK\n", 3) || !strncmp(r, "ERROR: ", 7)) {
+                status = r;
+            }
+            r = eol + 1;
+        }
+        if (!status) {
+            fprintf(stderr, "fuzz_ctl: line %zu has no reply\n", n + 1);
+            fail("fewer status lines than lines", reply, len);
+        }
+        if (refuse && status[0] != 'E') {
+            fprintf(stderr, "fuzz_ctl: line %zu (%zu bytes) taken\n", n + 1,
+                    line_len);
+            fail("a line the protocol refuses was answered OK", reply, len);
+        }
+        n++;
+        pos += line_len + (nl != NULL);
+    }
+    if (r != end) {
+        fail("more in the reply than the lines' answers", reply, len);
+    }
+}
+
 /* A datapath and its control server on 'path'. */
 static struct sp_dp *
 serve(const char *path)
@@ -107,7 +173,7 @@ serve(const char *path)
     struct sp_dp *dp = sp_fuzz_dp_create(N_PORTS);
     struct sp_err err;
 
-    if (sp_run_control_start(dp, &config, path, &err)) {
+    if (sp_ctl_open(path, &err) || sp_run_control_start(dp, &config, &err)) {
         fprintf(stderr, "fuzz_ctl: %s\n", err.msg);
         abort();
     }
@@ -129,7 +195,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static char reply[REPLY_MAX + 1];
     static struct sp_dp *dp;
-    const char *last;
     size_t len;
 
     /* One server while no rule is added: starting and stopping one per
@@ -160,13 +225,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sp_dispatch_reset();
 
     reply[len] = '\0';
-    if (!len || reply[len - 1] != '\n') {
-        fail("reply does not end with a line", reply, len);
-    }
-    last = len >= 2 ? memrchr(reply, '\n', len - 1) : NULL;
-    last = last ? last + 1 : reply;
-    if (strcmp(last, "OK\n") && strncmp(last, "ERROR: ", 7)) {
-        fail("reply does not end with OK or ERROR", reply, len);
-    }
+    check_reply(data, size, reply, len);
     return 0;
 }
