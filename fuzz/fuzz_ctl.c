@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target: control-socket requests. Each input is sent, as a
- * client would, to the control server `simdpath run` starts
- * (sp_ctl_open and sp_run_control_start: run_control.c's commands over
- * control.c's socket), serving a datapath of 4 ports that carries no traffic;
- * the client then closes its side and reads the reply to the end. As
+ * client would, to the control server `simdpath run` starts (sp_ctl_open
+ * and sp_run_control_start: run_control.c's commands over control.c's
+ * socket), serving a datapath of 4 ports that carries no traffic; the
+ * client then closes its side and reads the reply to the end. As
  * docs/control.md says, every line sent must be answered by one status
- * line ("OK" or "ERROR: ..."), in order, with nothing after the last, and
- * a line too long, holding a control byte, cut by EOF or naming no
- * command must be refused; the server must not crash, leak or hang. Every
- * input starts with no rule (a datapath and server anew after one that added
- * any) and the kernels chosen by auto; the stop command's SIGTERM is caught.
+ * line ("OK" or "ERROR: ..."), in order, with nothing after the last,
+ * and a line too long, holding a control byte, cut by EOF or naming no
+ * command must be refused; the server must not crash, leak or hang.
+ * Every input starts with no rule (those added are deleted as flow-del
+ * takes flow-dump's lines) and the kernels chosen by auto; the stop
+ * command's SIGTERM is caught.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -164,6 +165,34 @@ check_reply(const uint8_t *data, size_t size, const char *reply, size_t len)
     }
 }
 
+/* Deletes every rule, as flow-del takes what flow-dump prints: the next
+ * input starts from an empty table, without a new server. */
+static void
+delete_flows(struct sp_dp *dp)
+{
+    char *text = NULL, *line, *save = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    struct sp_err err;
+    unsigned column;
+
+    sp_dp_flows_dump(dp, out);
+    fclose(out);
+    for (line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        if (sp_dp_flow_del(dp, line, &column, &err)) {
+            fprintf(stderr, "fuzz_ctl: flow-del of dumped '%s': %s\n", line,
+                    err.msg);
+            abort();
+        }
+    }
+    free(text);
+    if (sp_dp_flow_count(dp)) {
+        fprintf(stderr, "fuzz_ctl: %u rules left\n", sp_dp_flow_count(dp));
+        abort();
+    }
+}
+
 /* A datapath and its control server on 'path'. */
 static struct sp_dp *
 serve(const char *path)
@@ -197,8 +226,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct sp_dp *dp;
     size_t len;
 
-    /* One server while no rule is added: starting and stopping one per
-     * input costs more than most inputs. */
+    /* One server until a stop: starting and stopping one per input costs
+     * more than most inputs. */
     if (!dp) {
         struct sigaction sa = {.sa_handler = on_term};
 
@@ -214,9 +243,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dp = serve(path);
     }
     len = request(path, data, size, reply);
-    if (sp_dp_flow_count(dp) || stopped) {
-        /* The next input starts from an empty table, on a server that
-         * has not been told to stop. */
+    delete_flows(dp);
+    if (stopped) {
+        /* The next input on a server that has not been told to stop. */
         stopped = 0;
         sp_ctl_stop();
         sp_dp_destroy(dp);
