@@ -10,12 +10,10 @@
  * and a line too long, holding a control byte, cut by EOF or naming no
  * command must be refused; the server must not crash, leak or hang.
  * Every input starts with no rule (those added are deleted as flow-del
- * takes flow-dump's lines) and the kernels chosen by auto; the stop
- * command's SIGTERM is caught.
+ * takes flow-dump's lines) and the kernels chosen by auto.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,15 +38,11 @@ sp_cli_error(const char *context, const char *fmt, ...)
     (void)context, (void)fmt;
 }
 
-/* The stop command raises SIGTERM, which would end the fuzzer: it is
- * noted, and the server started anew. */
-static volatile sig_atomic_t stopped;
-
-static void
-on_term(int sig)
+/* run.c's, which the fuzzer does not link: the stop command has nothing
+ * to stop. */
+void
+sp_run_request_stop(void)
 {
-    (void)sig;
-    stopped = 1;
 }
 
 static void __attribute__((noreturn))
@@ -226,14 +220,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct sp_dp *dp;
     size_t len;
 
-    /* One server until a stop: starting and stopping one per input costs
-     * more than most inputs. */
+    /* One server for the whole run: starting and stopping one per input
+     * costs more than most inputs. */
     if (!dp) {
-        struct sigaction sa = {.sa_handler = on_term};
-
-        /* After libFuzzer's own handlers, which are set after
-         * LLVMFuzzerInitialize. */
-        sigaction(SIGTERM, &sa, NULL);
         if (!mkdtemp(dir)) {
             perror("fuzz_ctl: mkdtemp");
             abort();
@@ -244,13 +233,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     len = request(path, data, size, reply);
     delete_flows(dp);
-    if (stopped) {
-        /* The next input on a server that has not been told to stop. */
-        stopped = 0;
-        sp_ctl_stop();
-        sp_dp_destroy(dp);
-        dp = serve(path);
-    }
     sp_dispatch_reset();
 
     reply[len] = '\0';
