@@ -74,16 +74,23 @@ field_name(const struct context *c, unsigned ofs)
     return fields[i].name;
 }
 
+/* The first of bytes [ofs, ofs + len) the mask touches, or ofs + len:
+ * where a field sharing a key field starts (arp_tha in nw_dst). */
+static unsigned
+first_used(const struct context *c, unsigned ofs, unsigned len)
+{
+    while (len && !c->m->mask.bytes[ofs]) {
+        ofs++;
+        len--;
+    }
+    return ofs;
+}
+
 /* Whether the mask touches any of bytes [ofs, ofs + len). */
 static bool
 uses(const struct context *c, unsigned ofs, unsigned len)
 {
-    for (unsigned i = ofs; i < ofs + len; i++) {
-        if (c->m->mask.bytes[i]) {
-            return true;
-        }
-    }
-    return false;
+    return first_used(c, ofs, len) < ofs + len;
 }
 
 #define USES(c, field) \
@@ -149,8 +156,8 @@ check_prerequisites(const struct context *c, unsigned *at, struct sp_err *err)
     if ((USES(c, nw_src) || USES(c, nw_dst) || USES(c, nw_proto)) &&
         !is_ip(c) && c->dl_type != SP_ETH_TYPE_ARP) {
         ofs = USES(c, nw_proto) ? SP_KEY_OFS(nw_proto)
-              : USES(c, nw_src) ? SP_KEY_OFS(nw_src)
-                                : SP_KEY_OFS(nw_dst);
+              : USES(c, nw_src) ? first_used(c, SP_KEY_OFS(nw_src), 16)
+                                : first_used(c, SP_KEY_OFS(nw_dst), 16);
         return blame(c, ofs, at, err,
                      "needs dl_type ip, ipv6 or arp, not "
                      "0x%04x",

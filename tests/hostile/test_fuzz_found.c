@@ -131,12 +131,42 @@ test_icmp6_checksum_behind_extension_header(void **state)
     sp_actions_free(actions);
 }
 
+/* fuzz_flow_parse: an ARP hardware address on a match that is not ARP
+ * was refused at column 0: the error blamed the first byte of the key
+ * field it shares (nw_src, nw_dst), which no field of the rule set. */
+static void
+test_prerequisite_column_of_arp_address(void **state)
+{
+    static const struct {
+        const char *rule;
+        unsigned column;
+    } cases[] = {
+        {"dl_type=13,arp_tha=00:00:00:00:01:00,actions=drop", 12},
+        {"in_port=1 arp_sha=00:00:00:00:01:00,actions=drop", 11},
+    };
+    struct sp_dp *dp = idle_dp();
+
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sp_err err;
+        unsigned column = 0;
+
+        assert_int_equal(sp_dp_flow_add(dp, cases[i].rule, &column, &err), -1);
+        if (column != cases[i].column) {
+            fail_msg("'%s': column %u, want %u (%s)", cases[i].rule, column,
+                     cases[i].column, err.msg);
+        }
+    }
+    sp_dp_destroy(dp);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flow_dump_without_rules),
         cmocka_unit_test(test_icmp6_checksum_behind_extension_header),
+        cmocka_unit_test(test_prerequisite_column_of_arp_address),
     };
 
     return cmocka_run_group_tests_name("fuzz_found", tests, NULL, NULL);
