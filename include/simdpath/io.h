@@ -16,9 +16,42 @@
 
 #define SP_IO_MAX_PORTS 32
 
-/* Starts DPDK's EAL with these arguments (argv[0] is the program name)
- * and finds the devices 'ports' name (the --port texts, which EAL was
- * given too): ports[p - 1] becomes port p. */
+/* EAL's memory when no hugepages are free, in MB. */
+#define SP_IO_NO_HUGE_MB   512
+#define SP_IO_EAL_MAX_ARGS 128
+
+/* Refuses the operator's EAL arguments simdpath cannot honour: cores
+ * (-l, -c, --lcores), which it gives EAL itself, one per PMD thread and
+ * one more, and a --proc-type but primary, which waits for a primary
+ * forever. Sets *memory when they size EAL's memory (-m, --socket-mem). */
+int sp_io_eal_check(int argc, char *const *argv, bool *memory,
+                    struct sp_err *err);
+/* Refuses a packet pool larger than half of EAL's memory (free hugepages,
+ * else SP_IO_NO_HUGE_MB), or DPDK starts only to fail; the operator's own
+ * memory size it does not check. */
+int sp_io_eal_pool_check(unsigned n_ports, unsigned n_rxq, unsigned n_pmds,
+                         bool operator_memory, struct sp_err *err);
+
+/* The arguments simdpath gives EAL: cores, ports, memory, then the
+ * operator's. */
+struct sp_io_eal {
+    char *argv[SP_IO_EAL_MAX_ARGS]; /* argv[argc] is NULL */
+    int argc;
+    char cores[1024];
+    unsigned cpus;     /* online CPUs */
+    bool shared_cores; /* more lcores than CPUs: they share cores */
+    bool no_huge;      /* no free hugepages: --no-huge -m 512 --no-shconf */
+};
+/* Fills eal for n_pmds PMD threads (plus the main lcore) on these ports
+ * (PCI addresses or virtual devices) and the operator's arguments, which
+ * it points to, as it does to ports. */
+void sp_io_eal_args(struct sp_io_eal *eal, unsigned n_pmds,
+                    const char *const *ports, unsigned n_ports, int argc,
+                    char *const *argv);
+
+/* Starts DPDK's EAL with these arguments (sp_io_eal_args's) and finds
+ * the devices 'ports' name (the --port texts, which EAL was given too):
+ * ports[p - 1] becomes port p. */
 int sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
                struct sp_err *err);
 /* Undoes sp_io_init, also one that failed half way. */

@@ -18,11 +18,7 @@
 #include "simdpath/datapath.h"
 #include "simdpath/io.h"
 
-#define MAX_EAL_ARGS 128
-#define DEMO_DIR     "simdpath-demo"
-#define NO_HUGE_MB   512 /* EAL's memory without hugepages */
-#define STR(x)       #x
-#define XSTR(x)      STR(x)
+#define DEMO_DIR "simdpath-demo"
 
 static const char run_usage[] =
     "Usage: simdpath [OPTION]... run [RUN OPTION]... [-- EAL ARG...]\n"
@@ -328,101 +324,6 @@ setup_demo(struct run_options *o)
     return 0;
 }
 
-/* Free hugepage memory in bytes; 0 when there is none. */
-static uint64_t
-hugepages_free(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    unsigned long free_pages = 0, page_kb = 0;
-
-    while (f && fgets(line, sizeof line, f)) {
-        sscanf(line, "HugePages_Free: %lu", &free_pages);
-        sscanf(line, "Hugepagesize: %lu kB", &page_kb);
-    }
-    if (f) {
-        fclose(f);
-    }
-    return (uint64_t)free_pages * page_kb * 1024;
-}
-
-static bool
-is_pci_address(const char *dev)
-{
-    unsigned dom, bus, slot, fn;
-    char tail;
-
-    return sscanf(dev, "%x:%x:%x.%x%c", &dom, &bus, &slot, &fn, &tail) == 4 ||
-           sscanf(dev, "%x:%x.%x%c", &bus, &slot, &fn, &tail) == 3;
-}
-
-/* Whether the long option "--name[=value]" (name_len bytes) is 'full'
- * as getopt reads it: any prefix of at least min_len bytes. */
-static bool
-long_option_is(const char *name, size_t name_len, const char *full,
-               size_t min_len)
-{
-    return name_len >= min_len && name_len <= strlen(full) &&
-           !strncmp(name, full, name_len);
-}
-
-/* Refuses the EAL arguments simdpath cannot honour: cores, which it gives
- * EAL itself from --pmd-threads, and a secondary process, which waits for
- * a primary forever. Sets *memory when the operator sizes EAL's memory. */
-static int
-check_eal_args(const struct run_options *o, bool *memory)
-{
-    /* EAL's short options that take a value. */
-    static const char with_value[] = "abcdlLmnrs";
-    static const char cores[] = "simdpath gives EAL its cores itself, one "
-                                "per PMD thread and one more "
-                                "(--pmd-threads)";
-
-    for (int i = 0; i < o->eal_argc; i++) {
-        const char *a = o->eal_argv[i], *next;
-        size_t len;
-
-        next = i + 1 < o->eal_argc ? o->eal_argv[i + 1] : "";
-        if (!strcmp(a, "--")) {
-            break;
-        }
-        if (a[0] != '-' || !a[1]) {
-            continue;
-        }
-        if (a[1] == '-') {
-            len = strcspn(a + 2, "=");
-            if (long_option_is(a + 2, len, "lcores", 2)) {
-                sp_cli_error("run", "EAL argument '%s': %s", a, cores);
-                return -1;
-            }
-            if (long_option_is(a + 2, len, "proc-type", 1) &&
-                strcmp(a[2 + len] ? a + 3 + len : next, "primary")) {
-                sp_cli_error("run",
-                             "EAL argument '%s%s%s': simdpath runs as "
-                             "DPDK's primary process only",
-                             a, a[2 + len] ? "" : " ", a[2 + len] ? "" : next);
-                return -1;
-            }
-            *memory |= long_option_is(a + 2, len, "socket-mem", 8);
-            continue;
-        }
-        /* A cluster of short options ("-vl0-1"): up to one with a value,
-         * which is the rest or the next argument. */
-        for (const char *c = a + 1; *c; c++) {
-            if (*c == 'l' || *c == 'c') {
-                sp_cli_error("run", "EAL argument '%s': %s", a, cores);
-                return -1;
-            }
-            *memory |= *c == 'm';
-            if (strchr(with_value, *c)) {
-                i += !c[1];
-                break;
-            }
-        }
-    }
-    return 0;
-}
-
 /* Every --port names a device, each its own: DPDK would open the second
  * of two as the first again. */
 static int
@@ -504,92 +405,6 @@ check_port_captures(const struct run_options *o)
         }
     }
     return 0;
-}
-
-/* The packet pool must fit in EAL's memory, or DPDK starts only to fail:
- * half of it, the rest for DPDK's own tables and rings, when simdpath
- * knows it (the operator's -m or --socket-mem it does not check). */
-static int
-check_pool_fits(const struct run_options *o, bool operator_memory)
-{
-    uint64_t hugepages = hugepages_free();
-    uint64_t memory = hugepages ? hugepages : (uint64_t)NO_HUGE_MB << 20;
-    uint64_t need = sp_io_pool_bytes(o->n_ports, o->dp.n_rxq, o->dp.n_pmds);
-    unsigned room = 0;
-
-    if (operator_memory || need <= memory / 2) {
-        return 0;
-    }
-    while (room < o->dp.n_pmds &&
-           sp_io_pool_bytes(o->n_ports, room + 1, room + 1) <= memory / 2) {
-        room++;
-    }
-    sp_cli_error("--pmd-threads",
-                 "%u PMD threads on %u port(s) need a packet pool of "
-                 "%llu MB, more than half of DPDK's %llu MB here (%s): "
-                 "room for %u thread(s); give EAL more memory (-- -m MB) "
-                 "or fewer threads or ports",
-                 o->dp.n_pmds, o->n_ports, (unsigned long long)(need >> 20),
-                 (unsigned long long)(memory >> 20),
-                 hugepages ? "free hugepages"
-                           : "-m " XSTR(NO_HUGE_MB) " without hugepages",
-                 room);
-    return -1;
-}
-
-/* EAL's arguments: cores, ports, memory, then the operator's. */
-static int
-build_eal_args(const struct run_options *o, char **argv, char *cores,
-               size_t cores_len)
-{
-    int argc = 0;
-    bool pci = false;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned cpus = online > 0 ? (unsigned)online : 1;
-
-    argv[argc++] = "simdpath";
-    /* The main lcore watches and serves control; PMDs get the others,
-     * one core each while there are enough. */
-    if (o->dp.n_pmds < cpus) {
-        snprintf(cores, cores_len, "0-%u", o->dp.n_pmds);
-        argv[argc++] = "-l";
-    } else {
-        size_t used = 0;
-
-        for (unsigned l = 0; l <= o->dp.n_pmds && used < cores_len; l++) {
-            used += (size_t)snprintf(cores + used, cores_len - used, "%s%u@%u",
-                                     l ? "," : "", l, l % cpus);
-        }
-        printf("simdpath: %u PMD threads and the main thread share %u "
-               "cores: expect less than full speed\n",
-               o->dp.n_pmds, cpus);
-        argv[argc++] = "--lcores";
-    }
-    argv[argc++] = cores;
-    argv[argc++] = "--log-level=lib.eal:warning";
-    argv[argc++] = "--log-level=lib.telemetry:warning";
-    for (unsigned i = 0; i < o->n_ports; i++) {
-        pci |= is_pci_address(o->ports[i]);
-        argv[argc++] = is_pci_address(o->ports[i]) ? "-a" : "--vdev";
-        argv[argc++] = (char *)o->ports[i];
-    }
-    if (!pci) {
-        argv[argc++] = "--no-pci";
-    }
-    if (!hugepages_free()) {
-        printf("simdpath: no free hugepages: running DPDK with --no-huge "
-               "-m %d --no-shconf\n",
-               NO_HUGE_MB);
-        argv[argc++] = "--no-huge";
-        argv[argc++] = "-m";
-        argv[argc++] = XSTR(NO_HUGE_MB);
-        argv[argc++] = "--no-shconf";
-    }
-    for (int i = 0; i < o->eal_argc && argc < MAX_EAL_ARGS - 1; i++) {
-        argv[argc++] = o->eal_argv[i];
-    }
-    argv[argc] = NULL;
-    return argc;
 }
 
 static struct sp_io_ops dpdk_io = {
@@ -712,9 +527,8 @@ sp_cmd_run(int argc, char **argv)
 {
     struct run_options o;
     struct sp_err err;
-    char *eal_argv[MAX_EAL_ARGS];
-    char cores[1024];
-    int eal_argc, rc = SP_EXIT_OK;
+    struct sp_io_eal eal;
+    int rc = SP_EXIT_OK;
     bool operator_memory = false;
     struct sp_dp *dp;
 
@@ -734,8 +548,16 @@ sp_cmd_run(int argc, char **argv)
     o.dp.n_ports = o.n_ports;
     dpdk_io.headroom = sp_io_headroom();
     o.dp.n_rxq = o.dp.n_pmds;
-    if (check_eal_args(&o, &operator_memory) || check_ports(&o) ||
-        check_port_captures(&o) || check_pool_fits(&o, operator_memory)) {
+    if (sp_io_eal_check(o.eal_argc, o.eal_argv, &operator_memory, &err)) {
+        sp_cli_error("run", "%s", err.msg);
+        return SP_EXIT_USAGE;
+    }
+    if (check_ports(&o) || check_port_captures(&o)) {
+        return SP_EXIT_USAGE;
+    }
+    if (sp_io_eal_pool_check(o.n_ports, o.dp.n_rxq, o.dp.n_pmds,
+                             operator_memory, &err)) {
+        sp_cli_error("--pmd-threads", "%s", err.msg);
         return SP_EXIT_USAGE;
     }
     /* Rules are read before DPDK starts: a bad file starts nothing. */
@@ -753,8 +575,19 @@ sp_cmd_run(int argc, char **argv)
         return SP_EXIT_USAGE;
     }
     live_socket = o.ctl_path;
-    eal_argc = build_eal_args(&o, eal_argv, cores, sizeof cores);
-    if (sp_io_init(eal_argc, eal_argv, o.ports, o.n_ports, &err)) {
+    sp_io_eal_args(&eal, o.dp.n_pmds, o.ports, o.n_ports, o.eal_argc,
+                   o.eal_argv);
+    if (eal.shared_cores) {
+        printf("simdpath: %u PMD threads and the main thread share %u "
+               "cores: expect less than full speed\n",
+               o.dp.n_pmds, eal.cpus);
+    }
+    if (eal.no_huge) {
+        printf("simdpath: no free hugepages: running DPDK with --no-huge "
+               "-m %d --no-shconf\n",
+               SP_IO_NO_HUGE_MB);
+    }
+    if (sp_io_init(eal.argc, eal.argv, o.ports, o.n_ports, &err)) {
         sp_cli_error("run", "%s", err.msg);
         stop_control();
         sp_dp_destroy(dp);

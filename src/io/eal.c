@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What simdpath knows about DPDK's EAL before starting it, behind
+ * include/simdpath/io.h: which operator arguments it cannot honour,
+ * whether the packet pool fits EAL's memory, and the arguments it gives
+ * EAL. Nothing here calls DPDK, so all of it is checked first.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "simdpath/io.h"
+
+#define STR(x)  #x
+#define XSTR(x) STR(x)
+
+/* Free hugepage memory in bytes; 0 when there is none. */
+static uint64_t
+hugepages_free(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long free_pages = 0, page_kb = 0;
+
+    while (f && fgets(line, sizeof line, f)) {
+        sscanf(line, "HugePages_Free: %lu", &free_pages);
+        sscanf(line, "Hugepagesize: %lu kB", &page_kb);
+    }
+    if (f) {
+        fclose(f);
+    }
+    return (uint64_t)free_pages * page_kb * 1024;
+}
+
+static bool
+is_pci_address(const char *dev)
+{
+    unsigned dom, bus, slot, fn;
+    char tail;
+
+    return sscanf(dev, "%x:%x:%x.%x%c", &dom, &bus, &slot, &fn, &tail) == 4 ||
+           sscanf(dev, "%x:%x.%x%c", &bus, &slot, &fn, &tail) == 3;
+}
+
+/* Whether the long option "--name[=value]" (name_len bytes) is 'full'
+ * as getopt reads it: any prefix of at least min_len bytes. */
+static bool
+long_option_is(const char *name, size_t name_len, const char *full,
+               size_t min_len)
+{
+    return name_len >= min_len && name_len <= strlen(full) &&
+           !strncmp(name, full, name_len);
+}
+
+int
+sp_io_eal_check(int argc, char *const *argv, bool *memory, struct sp_err *err)
+{
+    /* EAL's short options that take a value. */
+    static const char with_value[] = "abcdlLmnrs";
+    static const char cores[] = "simdpath gives EAL its cores itself, one "
+                                "per PMD thread and one more "
+                                "(--pmd-threads)";
+
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *next;
+        size_t len;
+
+        next = i + 1 < argc ? argv[i + 1] : "";
+        if (!strcmp(a, "--")) {
+            break;
+        }
+        if (a[0] != '-' || !a[1]) {
+            continue;
+        }
+        if (a[1] == '-') {
+            len = strcspn(a + 2, "=");
+            if (long_option_is(a + 2, len, "lcores", 2)) {
+                return sp_err_set(err, "EAL argument '%s': %s", a, cores);
+            }
+            if (long_option_is(a + 2, len, "proc-type", 1) &&
+                strcmp(a[2 + len] ? a + 3 + len : next, "primary")) {
+                return sp_err_set(err,
+                                  "EAL argument '%s%s%s': simdpath runs as "
+                                  "DPDK's primary process only",
+                                  a, a[2 + len] ? "" : " ",
+                                  a[2 + len] ? "" : next);
+            }
+            *memory |= long_option_is(a + 2, len, "socket-mem", 8);
+            continue;
+        }
+        /* A cluster of short options ("-vl0-1"): up to one with a value,
+         * which is the rest or the next argument. */
+        for (const char *c = a + 1; *c; c++) {
+            if (*c == 'l' || *c == 'c') {
+                return sp_err_set(err, "EAL argument '%s': %s", a, cores);
+            }
+            *memory |= *c == 'm';
+            if (strchr(with_value, *c)) {
+                i += !c[1];
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+int
+sp_io_eal_pool_check(unsigned n_ports, unsigned n_rxq, unsigned n_pmds,
+                     bool operator_memory, struct sp_err *err)
+{
+    uint64_t hugepages = hugepages_free();
+    uint64_t memory = hugepages ? hugepages : (uint64_t)SP_IO_NO_HUGE_MB << 20;
+    uint64_t need = sp_io_pool_bytes(n_ports, n_rxq, n_pmds);
+    unsigned room = 0;
+
+    if (operator_memory || need <= memory / 2) {
+        return 0;
+    }
+    while (room < n_pmds &&
+           sp_io_pool_bytes(n_ports, room + 1, room + 1) <= memory / 2) {
+        room++;
+    }
+    return sp_err_set(err,
+                      "%u PMD threads on %u port(s) need a packet pool of "
+                      "%llu MB, more than half of DPDK's %llu MB here (%s): "
+                      "room for %u thread(s); give EAL more memory (-- -m "
+                      "MB) or fewer threads or ports",
+                      n_pmds, n_ports, (unsigned long long)(need >> 20),
+                      (unsigned long long)(memory >> 20),
+                      hugepages
+                          ? "free hugepages"
+                          : "-m " XSTR(SP_IO_NO_HUGE_MB) " without hugepages",
+                      room);
+}
+
+void
+sp_io_eal_args(struct sp_io_eal *eal, unsigned n_pmds,
+               const char *const *ports, unsigned n_ports, int argc,
+               char *const *argv)
+{
+    bool pci = false;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+    eal->cpus = online > 0 ? (unsigned)online : 1;
+    eal->argc = 0;
+    eal->argv[eal->argc++] = "simdpath";
+    /* The main lcore watches and serves control; PMDs get the others,
+     * one core each while there are enough. */
+    eal->shared_cores = n_pmds >= eal->cpus;
+    if (!eal->shared_cores) {
+        snprintf(eal->cores, sizeof eal->cores, "0-%u", n_pmds);
+        eal->argv[eal->argc++] = "-l";
+    } else {
+        size_t used = 0;
+
+        for (unsigned l = 0; l <= n_pmds && used < sizeof eal->cores; l++) {
+            used +=
+                (size_t)snprintf(eal->cores + used, sizeof eal->cores - used,
+                                 "%s%u@%u", l ? "," : "", l, l % eal->cpus);
+        }
+        eal->argv[eal->argc++] = "--lcores";
+    }
+    eal->argv[eal->argc++] = eal->cores;
+    eal->argv[eal->argc++] = "--log-level=lib.eal:warning";
+    eal->argv[eal->argc++] = "--log-level=lib.telemetry:warning";
+    for (unsigned i = 0; i < n_ports; i++) {
+        pci |= is_pci_address(ports[i]);
+        eal->argv[eal->argc++] = is_pci_address(ports[i]) ? "-a" : "--vdev";
+        eal->argv[eal->argc++] = (char *)ports[i];
+    }
+    if (!pci) {
+        eal->argv[eal->argc++] = "--no-pci";
+    }
+    eal->no_huge = !hugepages_free();
+    if (eal->no_huge) {
+        eal->argv[eal->argc++] = "--no-huge";
+        eal->argv[eal->argc++] = "-m";
+        eal->argv[eal->argc++] = XSTR(SP_IO_NO_HUGE_MB);
+        eal->argv[eal->argc++] = "--no-shconf";
+    }
+    for (int i = 0; i < argc && eal->argc < SP_IO_EAL_MAX_ARGS - 1; i++) {
+        eal->argv[eal->argc++] = argv[i];
+    }
+    eal->argv[eal->argc] = NULL;
+}
