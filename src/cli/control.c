@@ -52,7 +52,7 @@ static struct {
     void *ctx;
     pthread_t thread;
     bool running;
-    volatile bool stop;
+    bool stop; /* written by sp_ctl_stop(), read by the server: atomics */
     uint64_t tick;
     struct client clients[MAX_CLIENTS];
 } server = {.fd = -1};
@@ -387,7 +387,7 @@ server_main(void *arg)
     struct pollfd p[MAX_CLIENTS + 1];
 
     (void)arg;
-    while (!server.stop) {
+    while (!__atomic_load_n(&server.stop, __ATOMIC_ACQUIRE)) {
         p[0] = (struct pollfd){server.fd, POLLIN, 0};
         for (size_t i = 0; i < MAX_CLIENTS; i++) {
             const struct client *c = &server.clients[i];
@@ -553,7 +553,7 @@ sp_ctl_start(const struct sp_ctl_command *commands, size_t n_commands,
     server.commands = commands;
     server.n_commands = n_commands;
     server.ctx = ctx;
-    server.stop = false;
+    __atomic_store_n(&server.stop, false, __ATOMIC_RELAXED);
     for (size_t i = 0; i < MAX_CLIENTS; i++) {
         server.clients[i].fd = -1;
     }
@@ -571,7 +571,7 @@ sp_ctl_stop(void)
     struct stat st;
 
     if (server.running) {
-        server.stop = true;
+        __atomic_store_n(&server.stop, true, __ATOMIC_RELEASE);
         pthread_join(server.thread, NULL);
         server.running = false;
     }
