@@ -19,6 +19,7 @@
 #define SP_ETH_TYPE_IPV6    0x86dd
 #define SP_ETH_TYPE_MPLS    0x8847
 #define SP_ETH_TYPE_MPLS_MC 0x8848
+#define SP_ETH_TYPE_LLDP    0x88cc /* one no rule shorthand names */
 
 /* ARP for IPv4 over Ethernet (RFC 826) */
 #define SP_ARP_LEN 28

@@ -9,16 +9,11 @@
 #include <string.h>
 
 #include "common/csum.h"
+#include "common/proto.h"
 #include "datapath/actions_internal.h"
 #include "generic/ipv4_rewrite.h"
 #include "common/crc32c_tables.h"
 #include "simdpath/dispatch.h"
-
-#define ETH_ADDRS_LEN  12 /* destination and source */
-#define ETH_HDR_LEN    14
-#define VLAN_HDR_LEN   4
-#define IPV6_HDR_LEN   40
-#define IPPROTO_ICMPV6 58
 
 static const char *const drop_reason_names[] = {
 #define SP_DROP_NAME(id, name) name,
@@ -124,7 +119,7 @@ set_eth(struct group *g, const struct sp_eth_set *set)
     for (uint32_t i = 0; i < g->n; i++) {
         struct sp_packet *pkt = g->pkts[i];
 
-        if (pkt->len >= ETH_ADDRS_LEN) {
+        if (pkt->len >= SP_ETH_ADDRS_LEN) {
             set_masked(pkt->data, set->dst, set->dst_mask, 6);
             set_masked(pkt->data + 6, set->src, set->src_mask, 6);
         }
@@ -136,11 +131,12 @@ vlan_tagged(const struct sp_packet *pkt)
 {
     const uint8_t *t;
 
-    if (pkt->len < ETH_HDR_LEN + VLAN_HDR_LEN) {
+    if (pkt->len < SP_ETH_HDR_LEN + SP_VLAN_HDR_LEN) {
         return false;
     }
-    t = pkt->data + ETH_ADDRS_LEN;
-    return (t[0] == 0x81 && t[1] == 0x00) || (t[0] == 0x88 && t[1] == 0xa8);
+    t = pkt->data + SP_ETH_ADDRS_LEN;
+    return sp_load_be16(t) == SP_ETH_TYPE_VLAN ||
+           sp_load_be16(t) == SP_ETH_TYPE_QINQ;
 }
 
 static void
@@ -166,24 +162,24 @@ push_vlan(struct group *g, uint16_t tpid)
         uint16_t tci = 0;
         uint8_t *d;
 
-        if (pkt->len < ETH_HDR_LEN ||
+        if (pkt->len < SP_ETH_HDR_LEN ||
             (pkt->l3_ofs != SP_OFS_NONE &&
-             pkt->l3_ofs >= SP_OFS_NONE - VLAN_HDR_LEN) ||
+             pkt->l3_ofs >= SP_OFS_NONE - SP_VLAN_HDR_LEN) ||
             (pkt->l4_ofs != SP_OFS_NONE &&
-             pkt->l4_ofs >= SP_OFS_NONE - VLAN_HDR_LEN)) {
+             pkt->l4_ofs >= SP_OFS_NONE - SP_VLAN_HDR_LEN)) {
             continue;
         }
         if (vlan_tagged(pkt)) {
-            const uint8_t *old = pkt->data + ETH_HDR_LEN;
+            const uint8_t *old = pkt->data + SP_ETH_HDR_LEN;
 
             tci = (uint16_t)(sp_load_be16(old) & ~0x1000);
         }
-        d = pkt->data -= VLAN_HDR_LEN;
-        memmove(d, d + VLAN_HDR_LEN, ETH_ADDRS_LEN);
+        d = pkt->data -= SP_VLAN_HDR_LEN;
+        memmove(d, d + SP_VLAN_HDR_LEN, SP_ETH_ADDRS_LEN);
         sp_store_be16(d + 12, tpid);
         sp_store_be16(d + 14, tci);
-        pkt->len += VLAN_HDR_LEN;
-        shift_offsets(pkt, VLAN_HDR_LEN);
+        pkt->len += SP_VLAN_HDR_LEN;
+        shift_offsets(pkt, SP_VLAN_HDR_LEN);
     }
 }
 
@@ -194,14 +190,16 @@ strip_vlan(struct group *g)
         struct sp_packet *pkt = g->pkts[i];
 
         if (!vlan_tagged(pkt) ||
-            (pkt->l3_ofs != SP_OFS_NONE && pkt->l3_ofs < ETH_HDR_LEN + 4) ||
-            (pkt->l4_ofs != SP_OFS_NONE && pkt->l4_ofs < ETH_HDR_LEN + 4)) {
+            (pkt->l3_ofs != SP_OFS_NONE &&
+             pkt->l3_ofs < SP_ETH_HDR_LEN + SP_VLAN_HDR_LEN) ||
+            (pkt->l4_ofs != SP_OFS_NONE &&
+             pkt->l4_ofs < SP_ETH_HDR_LEN + SP_VLAN_HDR_LEN)) {
             continue;
         }
-        memmove(pkt->data + VLAN_HDR_LEN, pkt->data, ETH_ADDRS_LEN);
-        pkt->data += VLAN_HDR_LEN;
-        pkt->len -= VLAN_HDR_LEN;
-        shift_offsets(pkt, -VLAN_HDR_LEN);
+        memmove(pkt->data + SP_VLAN_HDR_LEN, pkt->data, SP_ETH_ADDRS_LEN);
+        pkt->data += SP_VLAN_HDR_LEN;
+        pkt->len -= SP_VLAN_HDR_LEN;
+        shift_offsets(pkt, -SP_VLAN_HDR_LEN);
     }
 }
 
@@ -216,7 +214,7 @@ set_vlan(struct group *g, uint16_t tci, uint16_t mask)
         if (!vlan_tagged(pkt)) {
             continue;
         }
-        t = pkt->data + ETH_HDR_LEN;
+        t = pkt->data + SP_ETH_HDR_LEN;
         old = sp_load_be16(t);
         sp_store_be16(t, (uint16_t)((old & ~mask) | (tci & mask)));
     }
@@ -235,18 +233,18 @@ ipv6_l4_csum(const struct sp_packet *pkt, const uint8_t *ip6, uint8_t proto,
     if (l4 == SP_OFS_NONE || l4 >= pkt->len) {
         return NULL;
     }
-    if (!proto && l4 == pkt->l3_ofs + (uint32_t)IPV6_HDR_LEN) {
+    if (!proto && l4 == pkt->l3_ofs + (uint32_t)SP_IPV6_HDR_LEN) {
         proto = ip6[6];
     }
     room = pkt->len - l4;
     *udp = proto == SP_IPPROTO_UDP;
-    if (proto == SP_IPPROTO_TCP && room >= 20) {
+    if (proto == SP_IPPROTO_TCP && room >= SP_TCP_HDR_LEN) {
         return pkt->data + l4 + 16;
     }
-    if (*udp && room >= 8) {
+    if (*udp && room >= SP_UDP_HDR_LEN) {
         return pkt->data + l4 + 6;
     }
-    if (proto == IPPROTO_ICMPV6 && room >= 4) {
+    if (proto == SP_IPPROTO_ICMPV6 && room >= SP_ICMP_HDR_LEN) {
         return pkt->data + l4 + 2;
     }
     return NULL;
@@ -268,23 +266,13 @@ set_ipv6_addr(uint8_t *addr, const uint8_t *value, const uint8_t *mask)
     return delta;
 }
 
-static bool
-any_set(const uint8_t *mask, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        if (mask[i]) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* IPv6 has no header checksum: only the L4 one changes, for addresses.
  * Returns the packets whose hop limit expired under dec_ttl. */
 static uint32_t
 set_ipv6(struct group *g, const struct sp_ipv6_set *set)
 {
-    bool src = any_set(set->src_mask, 16), dst = any_set(set->dst_mask, 16);
+    bool src = sp_any_set(set->src_mask, 16),
+         dst = sp_any_set(set->dst_mask, 16);
     uint32_t expired = 0;
 
     for (uint32_t i = 0; i < g->n; i++) {
@@ -295,7 +283,7 @@ set_ipv6(struct group *g, const struct sp_ipv6_set *set)
         uint8_t tc;
 
         if (pkt->l3_ofs == SP_OFS_NONE ||
-            pkt->len < pkt->l3_ofs + (uint32_t)IPV6_HDR_LEN) {
+            pkt->len < pkt->l3_ofs + (uint32_t)SP_IPV6_HDR_LEN) {
             continue;
         }
         ip6 = pkt->data + pkt->l3_ofs;
@@ -340,8 +328,8 @@ ip_payload_end(const struct sp_packet *pkt)
     ip = pkt->data + l3;
     if (ip[0] >> 4 == 4) {
         end = l3 + (uint32_t)(ip[2] << 8 | ip[3]);
-    } else if (ip[0] >> 4 == 6 && pkt->len >= l3 + IPV6_HDR_LEN) {
-        end = l3 + IPV6_HDR_LEN + (uint32_t)(ip[4] << 8 | ip[5]);
+    } else if (ip[0] >> 4 == 6 && pkt->len >= l3 + SP_IPV6_HDR_LEN) {
+        end = l3 + SP_IPV6_HDR_LEN + (uint32_t)(ip[4] << 8 | ip[5]);
     } else {
         return 0;
     }

@@ -9,11 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/proto.h"
 #include "simdpath/flow_parse.h"
-
-#define ETH_TYPE_IPV4 0x0800
-#define ETH_TYPE_IPV6 0x86dd
-#define ETH_TYPE_ARP  0x0806
 
 struct parser {
     struct sp_flow_spec *spec;
@@ -382,12 +379,17 @@ static const struct {
     uint16_t dl_type;
     uint8_t nw_proto; /* 0: none */
 } shorthands[] = {
-    {"ip", ETH_TYPE_IPV4, 0},     {"ipv6", ETH_TYPE_IPV6, 0},
-    {"arp", ETH_TYPE_ARP, 0},     {"tcp", ETH_TYPE_IPV4, 6},
-    {"udp", ETH_TYPE_IPV4, 17},   {"sctp", ETH_TYPE_IPV4, 132},
-    {"icmp", ETH_TYPE_IPV4, 1},   {"tcp6", ETH_TYPE_IPV6, 6},
-    {"udp6", ETH_TYPE_IPV6, 17},  {"sctp6", ETH_TYPE_IPV6, 132},
-    {"icmp6", ETH_TYPE_IPV6, 58},
+    {"ip", SP_ETH_TYPE_IPV4, 0},
+    {"ipv6", SP_ETH_TYPE_IPV6, 0},
+    {"arp", SP_ETH_TYPE_ARP, 0},
+    {"tcp", SP_ETH_TYPE_IPV4, SP_IPPROTO_TCP},
+    {"udp", SP_ETH_TYPE_IPV4, SP_IPPROTO_UDP},
+    {"sctp", SP_ETH_TYPE_IPV4, SP_IPPROTO_SCTP},
+    {"icmp", SP_ETH_TYPE_IPV4, SP_IPPROTO_ICMP},
+    {"tcp6", SP_ETH_TYPE_IPV6, SP_IPPROTO_TCP},
+    {"udp6", SP_ETH_TYPE_IPV6, SP_IPPROTO_UDP},
+    {"sctp6", SP_ETH_TYPE_IPV6, SP_IPPROTO_SCTP},
+    {"icmp6", SP_ETH_TYPE_IPV6, SP_IPPROTO_ICMPV6},
 };
 
 static int

@@ -3,16 +3,21 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "common/proto.h"
 #include "simdpath/match.h"
 #include "simdpath/random.h"
 
 void
 sp_flow_key_random(struct sp_random *rng, struct sp_flow_key *key)
 {
-    static const uint16_t types[] = {0x0800, 0x0800, 0x86dd, 0x0806, 0x88cc};
+    static const uint16_t types[] = {SP_ETH_TYPE_IPV4, SP_ETH_TYPE_IPV4,
+                                     SP_ETH_TYPE_IPV6, SP_ETH_TYPE_ARP,
+                                     SP_ETH_TYPE_LLDP};
     static const uint8_t protos[] = {6, 17, 1};
     uint16_t type = types[sp_random_below(rng, 5)];
-    unsigned addr_len = type == 0x86dd ? 16 : type == 0x88cc ? 0 : 4;
+    unsigned addr_len = type == SP_ETH_TYPE_IPV6   ? 16
+                        : type == SP_ETH_TYPE_LLDP ? 0
+                                                   : 4;
 
     memset(key, 0, sizeof *key);
     key->dl_dst[5] = (uint8_t)sp_random_below(rng, 4);
@@ -27,12 +32,12 @@ sp_flow_key_random(struct sp_random *rng, struct sp_flow_key *key)
         key->nw_src[i] = (uint8_t)sp_random_below(rng, 4);
         key->nw_dst[i] = (uint8_t)sp_random_below(rng, 4);
     }
-    if (type == 0x0806) {
+    if (type == SP_ETH_TYPE_ARP) {
         key->nw_proto = (uint8_t)(1 + sp_random_below(rng, 2));
         return;
     }
     key->nw_proto = protos[sp_random_below(rng, 3)];
-    if (type == 0x86dd && key->nw_proto == 1) {
+    if (type == SP_ETH_TYPE_IPV6 && key->nw_proto == 1) {
         key->nw_proto = 58;
     }
     key->nw_tos = (uint8_t)(sp_random_below(rng, 4) << 2);
@@ -42,7 +47,7 @@ sp_flow_key_random(struct sp_random *rng, struct sp_flow_key *key)
     if (key->nw_proto == 6) {
         key->tcp_flags = htons((uint16_t)sp_random_below(rng, 0x40));
     }
-    if (type == 0x86dd) {
+    if (type == SP_ETH_TYPE_IPV6) {
         key->ipv6_label = htonl(sp_random_below(rng, 4));
     }
 }
@@ -68,7 +73,8 @@ void
 sp_match_from_shape(uint32_t shape, const struct sp_flow_key *like,
                     struct sp_match *out)
 {
-    static const uint16_t l3_types[] = {0, 0x0800, 0x86dd, 0x0806};
+    static const uint16_t l3_types[] = {0, SP_ETH_TYPE_IPV4, SP_ETH_TYPE_IPV6,
+                                        SP_ETH_TYPE_ARP};
     static const uint8_t l4_protos[] = {0, 6, 17, 1};
     unsigned l3 = shape & 3, l4 = shape >> 15 & 3;
     struct sp_flow_key *mask = &out->mask, *key = &out->key;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/csum.h"
+#include "common/proto.h"
 #include "simdpath/pktgen.h"
 
 #define ETH_MIN_FRAME 60 /* without FCS */
@@ -61,7 +62,7 @@ eth(struct builder *b, unsigned tags, uint16_t outer_tpid, uint16_t type)
     for (unsigned t = 0; t < tags; t++) {
         uint8_t *tag = put(b, 4);
 
-        sp_store_be16(tag, t == 0 ? outer_tpid : 0x8100);
+        sp_store_be16(tag, t == 0 ? outer_tpid : SP_ETH_TYPE_VLAN);
         sp_store_be16(tag + 2, below(b, 0x10000));
     }
     sp_store_be16(put(b, 2), type);
@@ -165,7 +166,7 @@ arp(struct builder *b)
     uint8_t *a = put(b, 28);
 
     sp_store_be16(a, 1);
-    sp_store_be16(a + 2, 0x0800);
+    sp_store_be16(a + 2, SP_ETH_TYPE_IPV4);
     a[4] = 6;
     a[5] = 4;
     sp_store_be16(a + 6, 1 + below(b, 2));
@@ -195,7 +196,8 @@ ipv4_packet(struct builder *b, unsigned tags, uint8_t proto,
 {
     uint8_t *ip;
 
-    eth(b, tags, tags > 1 ? 0x88a8 : 0x8100, 0x0800);
+    eth(b, tags, tags > 1 ? SP_ETH_TYPE_QINQ : SP_ETH_TYPE_VLAN,
+        SP_ETH_TYPE_IPV4);
     ip = ipv4(b, proto, opt_words, frag);
     if (!(frag & 0x1fff)) {
         l4(b, proto, payload);
@@ -208,7 +210,8 @@ ipv6_packet(struct builder *b, unsigned tags, uint8_t proto, size_t payload)
 {
     uint8_t *ip;
 
-    eth(b, tags, tags > 1 ? 0x88a8 : 0x8100, 0x86dd);
+    eth(b, tags, tags > 1 ? SP_ETH_TYPE_QINQ : SP_ETH_TYPE_VLAN,
+        SP_ETH_TYPE_IPV6);
     ip = ipv6(b, proto);
     l4(b, proto, payload);
     finish(b, NULL, ip, payload);
@@ -286,7 +289,7 @@ sp_pktgen(enum sp_pktgen_shape shape, struct sp_random *rng, uint8_t *buf)
         ipv6_packet(&b, 0, 132, payload);
         break;
     case SP_PKTGEN_IPV6_EXT_TCP:
-        eth(&b, 0, 0, 0x86dd);
+        eth(&b, 0, 0, SP_ETH_TYPE_IPV6);
         ip = ipv6(&b, 0);
         ipv6_ext(&b, 43, 8 * (1 + below(&b, 3)));
         ipv6_ext(&b, 60, 8 * (1 + below(&b, 3)));
@@ -296,7 +299,7 @@ sp_pktgen(enum sp_pktgen_shape shape, struct sp_random *rng, uint8_t *buf)
         break;
     case SP_PKTGEN_IPV6_FRAG_FIRST:
     case SP_PKTGEN_IPV6_FRAG_LATER:
-        eth(&b, 0, 0, 0x86dd);
+        eth(&b, 0, 0, SP_ETH_TYPE_IPV6);
         ip = ipv6(&b, 44);
         ipv6_frag(&b, 17, shape == SP_PKTGEN_IPV6_FRAG_LATER);
         if (shape == SP_PKTGEN_IPV6_FRAG_FIRST) {
@@ -305,7 +308,7 @@ sp_pktgen(enum sp_pktgen_shape shape, struct sp_random *rng, uint8_t *buf)
         finish(&b, NULL, ip, payload);
         break;
     case SP_PKTGEN_IPV6_LONG_CHAIN:
-        eth(&b, 0, 0, 0x86dd);
+        eth(&b, 0, 0, SP_ETH_TYPE_IPV6);
         ip = ipv6(&b, 60);
         for (unsigned i = 0; i < 10; i++) {
             ipv6_ext(&b, i == 9 ? 17 : 60, 8);
@@ -314,7 +317,7 @@ sp_pktgen(enum sp_pktgen_shape shape, struct sp_random *rng, uint8_t *buf)
         finish(&b, NULL, ip, payload);
         break;
     case SP_PKTGEN_ARP:
-        eth(&b, below(&b, 2), 0x8100, 0x0806);
+        eth(&b, below(&b, 2), SP_ETH_TYPE_VLAN, SP_ETH_TYPE_ARP);
         arp(&b);
         finish(&b, NULL, NULL, 0);
         break;
