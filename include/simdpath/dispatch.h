@@ -56,9 +56,17 @@ extern struct sp_kernel_table sp_kernels_active;
 #define SP_KERNEL(name) \
     __atomic_load_n(&sp_kernels_active.name, __ATOMIC_ACQUIRE)
 
-/* Detects the CPU and selects the best variants. Idempotent; the other
- * calls below call it themselves. */
+/* Detects the CPU, selects the best variants and applies SIMDPATH_IMPL
+ * (the grammar above, all or nothing). Idempotent; every call below
+ * (and the tables' create calls) calls it first, so every program that
+ * links the library honours SIMDPATH_IMPL. */
 void sp_dispatch_init(void);
+
+/* 0 when SIMDPATH_IMPL is unset or was applied; else -1 with err saying
+ * what is wrong with it and what is valid, and every kernel is auto. A
+ * program that runs kernels should treat that as an error (simdpath
+ * exits with status 2). */
+int sp_dispatch_env_status(struct sp_err *err);
 
 /* Applies an implementation spec on top of the current choices, all or
  * nothing. On error returns -1 and says why in err, listing what is valid. */

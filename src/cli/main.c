@@ -189,8 +189,8 @@ main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *impl = NULL;
-    const char *env = getenv("SIMDPATH_IMPL");
     unsigned max_simd = 0;
+    struct sp_err err;
     int opt;
 
     /* '+': options end at the command, which parses its own. */
@@ -229,8 +229,13 @@ main(int argc, char **argv)
         if (strcmp(argv[optind], commands[i].name)) {
             continue;
         }
+        /* The library applied SIMDPATH_IMPL; a command that runs no
+         * kernel ignores a bad one. */
+        if (commands[i].kernels && sp_dispatch_env_status(&err)) {
+            sp_cli_error("SIMDPATH_IMPL", "%s", err.msg);
+            return SP_EXIT_USAGE;
+        }
         if ((max_simd && apply_max_simd(max_simd)) ||
-            (env && commands[i].kernels && apply_impl("SIMDPATH_IMPL", env)) ||
             (impl && apply_impl("--impl", impl))) {
             return SP_EXIT_USAGE;
         }

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dispatch/internal.h"
@@ -104,6 +105,8 @@ static unsigned n_variants;
 static uint64_t hidden_features;
 static unsigned max_simd;
 static struct choice choices[SP_KERNEL_COUNT];
+/* Why SIMDPATH_IMPL was refused at start-up; empty when it was not. */
+static struct sp_err env_refusal;
 
 struct sp_kernel_table sp_kernels_active;
 
@@ -245,15 +248,27 @@ apply_choices(void)
     }
 }
 
+static int parse_spec(const char *spec, struct choice next[SP_KERNEL_COUNT],
+                      struct sp_err *err);
+
+/* SIMDPATH_IMPL is read here, on the first call into the registry, so
+ * that every program linking the library honours it. A bad value is kept
+ * for sp_dispatch_env_status(), not fatal: a library does not exit, and
+ * a program that runs no kernel (simdpath ctl) need not care. */
 static void
 init_registry(void)
 {
     size_t n = sizeof builtin_variants / sizeof builtin_variants[0];
+    const char *env = getenv("SIMDPATH_IMPL");
+    struct choice next[SP_KERNEL_COUNT] = {{0}};
 
     for (size_t i = 0; i < n; i++) {
         variants[n_variants++] = &builtin_variants[i];
     }
     sp_cpu_detect_features();
+    if (env && !parse_spec(env, next, &env_refusal)) {
+        memcpy(choices, next, sizeof choices);
+    }
     apply_choices();
 }
 
@@ -470,6 +485,13 @@ sp_dispatch_set_impl(const char *spec, struct sp_err *err)
     }
     pthread_mutex_unlock(&lock);
     return rc;
+}
+
+int
+sp_dispatch_env_status(struct sp_err *err)
+{
+    sp_dispatch_init();
+    return env_refusal.msg[0] ? sp_err_set(err, "%s", env_refusal.msg) : 0;
 }
 
 int
