@@ -185,7 +185,7 @@ main(int argc, char **argv)
                 continue; /* no rewrite in plain output */
             }
             if (sp_actions_parse(cases[c].actions, &match, any_port, NULL,
-                                 &b.actions, NULL, &err)) {
+                                 &b.actions, &err)) {
                 fprintf(stderr, "bench_actions: %s\n", err.msg);
                 return 1;
             }

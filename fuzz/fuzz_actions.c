@@ -460,7 +460,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct sp_flow_spec spec;
     struct sp_actions *actions;
     struct sp_err err;
-    unsigned column;
     uint8_t control;
 
     if (!nl || (size_t)(data + size - nl) < 2) {
@@ -468,10 +467,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     memcpy(rule, data, (size_t)(nl - data));
     rule[nl - data] = '\0';
-    if (sp_flow_parse_match(rule, &spec, &column, &err) || !spec.actions_ofs ||
+    if (sp_flow_parse_match(rule, &spec, &err) || !spec.actions_ofs ||
         sp_match_validate(&spec.match, &err) ||
         sp_actions_parse(rule + spec.actions_ofs, &spec.match, port_exists,
-                         NULL, &actions, NULL, &err)) {
+                         NULL, &actions, &err)) {
         return 0;
     }
     current_rule = rule;

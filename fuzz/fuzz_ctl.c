@@ -168,13 +168,12 @@ delete_flows(struct sp_dp *dp)
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
     struct sp_err err;
-    unsigned column;
 
     sp_dp_flows_dump(dp, out);
     fclose(out);
     for (line = strtok_r(text, "\n", &save); line;
          line = strtok_r(NULL, "\n", &save)) {
-        if (sp_dp_flow_del(dp, line, &column, &err)) {
+        if (sp_dp_flow_del(dp, line, &err)) {
             fprintf(stderr, "fuzz_ctl: flow-del of dumped '%s': %s\n", line,
                     err.msg);
             abort();

@@ -62,12 +62,11 @@ parse_rule(const char *text, struct sp_flow_spec *spec)
 {
     struct sp_actions *actions;
     struct sp_err err;
-    unsigned column = 0;
 
-    if (sp_flow_parse_match(text, spec, &column, &err) || !spec->actions_ofs ||
+    if (sp_flow_parse_match(text, spec, &err) || !spec->actions_ofs ||
         sp_match_validate(&spec->match, &err) ||
         sp_actions_parse(text + spec->actions_ofs, &spec->match, port_exists,
-                         NULL, &actions, NULL, &err)) {
+                         NULL, &actions, &err)) {
         return NULL;
     }
     return actions;
@@ -92,7 +91,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct sp_actions *actions, *actions2;
     struct sp_dp *dp;
     struct sp_err err;
-    unsigned column = 0;
     size_t len;
 
     if (size >= TEXT_MAX) {
@@ -104,12 +102,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     dp = sp_fuzz_dp_create(N_PORTS);
     memset(err.msg, 'x', sizeof err.msg);
-    if (sp_dp_flow_add(dp, text, &column, &err)) {
+    if (sp_dp_flow_add(dp, text, &err)) {
         if (!memchr(err.msg, '\0', sizeof err.msg) || !err.msg[0]) {
             fail("refused without a message", text, NULL);
         }
-        if (column < 1 || column > len + 1) {
-            fprintf(stderr, "column %u of %zu: %s\n", column, len, err.msg);
+        if (err.column < 1 || err.column > len + 1) {
+            fprintf(stderr, "column %u of %zu: %s\n", err.column, len,
+                    err.msg);
             fail("refused with a column outside the text", text, NULL);
         }
         sp_dp_destroy(dp);
@@ -144,8 +143,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fail("printing the reparsed rule gives another text", printed, again);
     }
     /* flow-del takes the printed rule, actions and all. */
-    if (sp_dp_flow_del(dp, printed, &column, &err) ||
-        sp_dp_flow_count(dp) != 0) {
+    if (sp_dp_flow_del(dp, printed, &err) || sp_dp_flow_count(dp) != 0) {
         fail("flow-del of the printed rule does not delete it", text, printed);
     }
     sp_dp_destroy(dp);

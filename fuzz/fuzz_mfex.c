@@ -45,7 +45,6 @@ check_printed_key(const struct sp_flow_key *key)
     char text[1024];
     struct sp_flow_spec spec;
     struct sp_err err;
-    unsigned column = 0;
     int len = sp_flow_format(key, NULL, text, sizeof text);
 
     if (len < 0 || (size_t)len >= sizeof text) {
@@ -53,7 +52,7 @@ check_printed_key(const struct sp_flow_key *key)
                 sizeof text);
         abort();
     }
-    if (sp_flow_parse_match(text, &spec, &column, &err) ||
+    if (sp_flow_parse_match(text, &spec, &err) ||
         sp_match_validate(&spec.match, &err)) {
         fprintf(stderr, "fuzz_mfex: printed key '%s' is no match: %s\n", text,
                 err.msg);

@@ -58,9 +58,8 @@ parse_ok(const char *text, const struct sp_match *m)
 {
     struct sp_actions *a;
     struct sp_err err;
-    size_t ofs;
 
-    if (sp_actions_parse(text, m, port_exists, NULL, &a, &ofs, &err)) {
+    if (sp_actions_parse(text, m, port_exists, NULL, &a, &err)) {
         fail_msg("'%s' refused: %s", text, err.msg);
     }
     return a;
@@ -136,19 +135,22 @@ check_refused(const char *text, const struct sp_match *m, size_t ofs,
               const char *what)
 {
     struct sp_actions *a = (struct sp_actions *)&a;
-    struct sp_err err;
-    size_t got_ofs = 12345;
-    char column[32];
+    struct sp_err err = {.column = 12345};
+    char column[32], shown[SP_ERR_TEXT_LEN];
 
-    assert_int_equal(
-        sp_actions_parse(text, m, port_exists, NULL, &a, &got_ofs, &err), -1);
+    assert_int_equal(sp_actions_parse(text, m, port_exists, NULL, &a, &err),
+                     -1);
     assert_null(a);
-    if (got_ofs != ofs || !strstr(err.msg, what)) {
-        fail_msg("'%s': got offset %zu, '%s'; want %zu, '%s'", text, got_ofs,
-                 err.msg, ofs, what);
+    if (err.column != ofs + 1 || !strstr(err.msg, what)) {
+        fail_msg("'%s': got column %u, '%s'; want %zu, '%s'", text, err.column,
+                 err.msg, ofs + 1, what);
     }
+    /* The message is what is wrong, the place only in the column. */
+    assert_null(strstr(err.msg, "column"));
     snprintf(column, sizeof column, "column %zu: ", ofs + 1);
-    assert_true(strncmp(err.msg, column, strlen(column)) == 0);
+    sp_err_text(&err, NULL, shown, sizeof shown);
+    assert_true(strncmp(shown, column, strlen(column)) == 0);
+    assert_string_equal(shown + strlen(column), err.msg);
 }
 
 static void

@@ -174,7 +174,7 @@ test_per_kernel_and_order(void **state)
 static void
 assert_refused(const char *spec, const char *const *needles)
 {
-    struct sp_err err = {{0}};
+    struct sp_err err = {.msg = ""};
     enum sp_choice_mode before[SP_KERNEL_COUNT], after;
     const struct sp_variant *before_v[SP_KERNEL_COUNT];
 

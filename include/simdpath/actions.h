@@ -55,17 +55,16 @@ typedef bool sp_port_exists_fn(uint32_t port, void *aux);
 /*
  * Compiles 'text' (the part after "actions=", NUL-terminated) for a rule
  * with 'match'. On success stores a new action list in *out and returns 0.
- * On error returns -1, sets *err_ofs (if not NULL) to the byte offset in
- * 'text' where the problem is, and err->msg to "column N: ..." (N =
- * offset + 1) saying what was expected there, e.g.
+ * On error returns -1 with err->column the 1-based column in 'text' of
+ * the problem (0 for one that is not about the text: out of memory) and
+ * err->msg saying what was expected there; sp_err_text() shows them as
  *
  *     column 12: output to port 9, which does not exist
  *     column 1: mod_nw_src needs a match on IPv4 (ip, or dl_type=0x0800)
  */
 int sp_actions_parse(const char *text, const struct sp_match *match,
                      sp_port_exists_fn *port_exists, void *aux,
-                     struct sp_actions **out, size_t *err_ofs,
-                     struct sp_err *err);
+                     struct sp_actions **out, struct sp_err *err);
 
 void sp_actions_free(struct sp_actions *actions);
 

@@ -95,14 +95,15 @@ struct sp_dp *sp_dp_create(const struct sp_dp_config *config,
                            const struct sp_io_ops *io, struct sp_err *err);
 void sp_dp_destroy(struct sp_dp *dp);
 
-/* Adds one rule in flow syntax; on error *column points at the fault. */
-int sp_dp_flow_add(struct sp_dp *dp, const char *rule, unsigned *column,
-                   struct sp_err *err);
+/* Adds one rule in flow syntax; on error err->column points at the
+ * fault. */
+int sp_dp_flow_add(struct sp_dp *dp, const char *rule, struct sp_err *err);
 /* Deletes the rule with exactly this match and priority (as ovs-ofctl
  * --strict); the text may end with actions=..., which is ignored. */
-int sp_dp_flow_del(struct sp_dp *dp, const char *match, unsigned *column,
-                   struct sp_err *err);
-/* Adds every rule of a file; errors read "FILE:LINE:COLUMN: what". */
+int sp_dp_flow_del(struct sp_dp *dp, const char *match, struct sp_err *err);
+/* Adds every rule of a file. An error in a line has err->line and
+ * err->column, shown by sp_err_text(err, path, ...) as "FILE:LINE:COLUMN:
+ * what"; one about the file as a whole names it in err->msg. */
 int sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err);
 void sp_dp_flows_dump(struct sp_dp *dp, FILE *out);
 unsigned sp_dp_flow_count(struct sp_dp *dp);

@@ -19,6 +19,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "simdpath/kernels.h"
@@ -26,15 +27,30 @@
 #define SP_VARIANT_MAX 16
 #define SP_ERR_LEN     512
 
+/* An error: what is wrong, and where when it is about a text (a rule, a
+ * line of a file). Only sp_err_text() puts the two together. */
 struct sp_err {
-    char msg[SP_ERR_LEN];
+    char msg[SP_ERR_LEN]; /* without the place */
+    unsigned line;        /* 1-based line of a file; 0: none */
+    unsigned column;      /* 1-based column of the line or text; 0: none */
 };
 
-/* Writes a message into err (if not NULL); returns -1, for
- * "return sp_err_set(err, ...);". */
+/* Writes a message into err (if not NULL), with no line or column;
+ * returns -1, for "return sp_err_set(err, ...);". */
 int sp_err_set(struct sp_err *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int sp_err_vset(struct sp_err *err, const char *fmt, va_list args);
+/* The same at a column. */
+int sp_err_set_at(struct sp_err *err, unsigned column, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Room for any sp_err_text(). */
+#define SP_ERR_TEXT_LEN (SP_ERR_LEN + 4096 + 32)
+/* The one form an error is shown in, into buf (as snprintf), returned:
+ * "FILE:LINE:COLUMN: msg" for a line of 'file' (":COLUMN" when known),
+ * "column COLUMN: msg" for a column of a text, else msg. */
+const char *sp_err_text(const struct sp_err *err, const char *file, char *buf,
+                        size_t size);
 
 struct sp_variant {
     const char *name;  /* "scalar", "avx2", ... as in the grammar */

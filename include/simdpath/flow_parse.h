@@ -24,12 +24,12 @@ struct sp_flow_spec {
 /*
  * Parses the fields of one rule up to "actions=". Fields may be separated
  * by commas and white space. On error returns -1 with err saying what was
- * wrong and what is valid, and *column the 1-based column of the bad field.
- * The match is checked as the classifier checks it (sp_match_check():
- * prerequisites, tp_dst needs a protocol...), the column then that of the
- * field the message names.
+ * wrong and what is valid, and err->column the 1-based column of the bad
+ * field. The match is checked as the classifier checks it
+ * (sp_match_check(): prerequisites, tp_dst needs a protocol...), the
+ * column then that of the field the message names.
  */
 int sp_flow_parse_match(const char *text, struct sp_flow_spec *spec,
-                        unsigned *column, struct sp_err *err);
+                        struct sp_err *err);
 
 #endif /* SP_FLOW_PARSE_H */

@@ -195,7 +195,7 @@ execute(char *line, FILE *out, struct sp_err *err)
 static void
 reply(struct client *c, char *line, size_t len, const char *refusal)
 {
-    struct sp_err err = {{0}};
+    struct sp_err err = {.msg = ""};
     FILE *out = open_memstream(&c->out, &c->out_len);
     size_t bad;
     int rc = -1;
@@ -214,7 +214,10 @@ reply(struct client *c, char *line, size_t len, const char *refusal)
         rc = execute(line, out, &err);
     }
     if (rc) {
-        fprintf(out, "ERROR: %s\n", err.msg);
+        char text[SP_ERR_TEXT_LEN];
+
+        fprintf(out, "ERROR: %s\n",
+                sp_err_text(&err, NULL, text, sizeof text));
     } else {
         fputs("OK\n", out);
     }

@@ -563,7 +563,10 @@ sp_cmd_run(int argc, char **argv)
     /* Rules are read before DPDK starts: a bad file starts nothing. */
     dp = sp_dp_create(&o.dp, &dpdk_io, &err);
     if (!dp || sp_dp_flows_load(dp, o.flows, &err)) {
-        sp_cli_error("run", "%s", err.msg);
+        char text[SP_ERR_TEXT_LEN];
+
+        sp_cli_error("run", "%s",
+                     sp_err_text(&err, o.flows, text, sizeof text));
         sp_dp_destroy(dp);
         return SP_EXIT_USAGE;
     }

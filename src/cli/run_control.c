@@ -140,31 +140,15 @@ ctl_autovalidate_show(const char *args, FILE *out, void *ctx,
 static int
 ctl_flow_add(const char *args, FILE *out, void *ctx, struct sp_err *err)
 {
-    unsigned column = 0;
-    struct sp_err inner;
-
     (void)out;
-    if (sp_dp_flow_add(ctx, args, &column, &inner)) {
-        snprintf(err->msg, sizeof err->msg, "column %u: %.480s", column,
-                 inner.msg);
-        return -1;
-    }
-    return 0;
+    return sp_dp_flow_add(ctx, args, err);
 }
 
 static int
 ctl_flow_del(const char *args, FILE *out, void *ctx, struct sp_err *err)
 {
-    unsigned column = 0;
-    struct sp_err inner;
-
     (void)out;
-    if (sp_dp_flow_del(ctx, args, &column, &inner)) {
-        snprintf(err->msg, sizeof err->msg, "column %u: %.480s", column,
-                 inner.msg);
-        return -1;
-    }
-    return 0;
+    return sp_dp_flow_del(ctx, args, err);
 }
 
 static int

@@ -19,7 +19,6 @@ struct parser {
     const char *text;
     sp_port_exists_fn *port_exists;
     void *aux;
-    size_t *err_ofs;
     struct sp_err *err;
     /* What the match guarantees; 'tagged' follows push/strip_vlan. */
     bool ipv4, ipv6, tagged;
@@ -36,15 +35,13 @@ static int __attribute__((format(printf, 3, 4)))
 fail(struct parser *p, size_t ofs, const char *fmt, ...)
 {
     va_list ap;
-    int used;
 
-    if (p->err_ofs) {
-        *p->err_ofs = ofs;
-    }
-    used = snprintf(p->err->msg, sizeof p->err->msg, "column %zu: ", ofs + 1);
     va_start(ap, fmt);
-    vsnprintf(p->err->msg + used, sizeof p->err->msg - (size_t)used, fmt, ap);
+    sp_err_vset(p->err, fmt, ap);
     va_end(ap);
+    if (p->err) {
+        p->err->column = (unsigned)ofs + 1;
+    }
     return -1;
 }
 
@@ -602,7 +599,7 @@ compile(const struct parser *p, struct sp_actions *a, struct sp_step *steps)
 int
 sp_actions_parse(const char *text, const struct sp_match *match,
                  sp_port_exists_fn *port_exists, void *aux,
-                 struct sp_actions **out, size_t *err_ofs, struct sp_err *err)
+                 struct sp_actions **out, struct sp_err *err)
 {
     struct parser *p = calloc(1, sizeof *p);
     struct sp_step *steps = calloc(SP_ACTIONS_MAX, sizeof *steps);
@@ -611,14 +608,11 @@ sp_actions_parse(const char *text, const struct sp_match *match,
 
     *out = NULL;
     if (!p || !steps) {
-        snprintf(err->msg, sizeof err->msg, "out of memory");
+        sp_err_set(err, "out of memory");
         goto done;
     }
-    *p = (struct parser){.text = text,
-                         .port_exists = port_exists,
-                         .aux = aux,
-                         .err_ofs = err_ofs,
-                         .err = err};
+    *p = (struct parser){
+        .text = text, .port_exists = port_exists, .aux = aux, .err = err};
     read_guarantees(p, match);
     if (parse_list(p)) {
         goto done;
@@ -632,7 +626,7 @@ sp_actions_parse(const char *text, const struct sp_match *match,
     a = calloc(1, sizeof *a + p->n * sizeof *a->actions +
                       p->n * sizeof *a->steps);
     if (!a) {
-        snprintf(err->msg, sizeof err->msg, "out of memory");
+        sp_err_set(err, "out of memory");
         goto done;
     }
     a->n_actions = p->n;

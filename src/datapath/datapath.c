@@ -430,38 +430,30 @@ port_exists(uint32_t port, void *aux)
     return port >= 1 && port <= dp->config.n_ports;
 }
 
-/* The actions' message starts "column N: " counted in the actions text;
- * the caller reports the column in the whole rule instead. */
-static const char *
-without_column(const char *msg)
-{
-    const char *colon = strstr(msg, ": ");
-
-    return !strncmp(msg, "column ", 7) && colon ? colon + 2 : msg;
-}
-
 int
-sp_dp_flow_add(struct sp_dp *dp, const char *text, unsigned *column,
-               struct sp_err *err)
+sp_dp_flow_add(struct sp_dp *dp, const char *text, struct sp_err *err)
 {
     struct sp_flow_spec spec;
     struct sp_actions *actions;
     const struct sp_rule *rule;
-    struct sp_err inner;
-    size_t err_ofs = 0;
 
-    if (sp_flow_parse_match(text, &spec, column, err)) {
+    if (sp_flow_parse_match(text, &spec, err)) {
         return -1;
     }
     if (!spec.actions_ofs) {
-        *column = (unsigned)strlen(text) + 1;
-        return sp_err_set(err, "missing actions=...; a rule ends with its "
-                               "actions (actions=drop to drop)");
+        return sp_err_set_at(err, (unsigned)strlen(text) + 1,
+                             "missing actions=...; a rule ends with its "
+                             "actions (actions=drop to drop)");
     }
     if (sp_actions_parse(text + spec.actions_ofs, &spec.match, port_exists, dp,
-                         &actions, &err_ofs, &inner)) {
-        *column = (unsigned)(spec.actions_ofs + err_ofs + 1);
-        return sp_err_set(err, "%s", without_column(inner.msg));
+                         &actions, err)) {
+        /* Its column counts in the actions, an error without one is
+         * theirs as a whole. */
+        if (err) {
+            err->column =
+                (unsigned)spec.actions_ofs + (err->column ? err->column : 1);
+        }
+        return -1;
     }
     pthread_mutex_lock(&dp->flows_lock);
     if (dp->n_flows == dp->flows_cap) {
@@ -471,9 +463,8 @@ sp_dp_flow_add(struct sp_dp *dp, const char *text, unsigned *column,
         if (!grown) {
             pthread_mutex_unlock(&dp->flows_lock);
             sp_actions_free(actions);
-            *column = 1;
-            return sp_err_set(err, "out of memory for rule %u",
-                              dp->n_flows + 1);
+            return sp_err_set_at(err, 1, "out of memory for rule %u",
+                                 dp->n_flows + 1);
         }
         dp->flows = grown;
         dp->flows_cap = cap;
@@ -485,31 +476,31 @@ sp_dp_flow_add(struct sp_dp *dp, const char *text, unsigned *column,
     pthread_mutex_unlock(&dp->flows_lock);
     if (!rule) {
         sp_actions_free(actions);
-        *column = 1;
+        if (err) {
+            err->column = 1;
+        }
         return -1;
     }
     return 0;
 }
 
 int
-sp_dp_flow_del(struct sp_dp *dp, const char *text, unsigned *column,
-               struct sp_err *err)
+sp_dp_flow_del(struct sp_dp *dp, const char *text, struct sp_err *err)
 {
     struct sp_flow_spec spec;
     const struct sp_rule *rule;
     int rc = 0;
 
-    if (sp_flow_parse_match(text, &spec, column, err)) {
+    if (sp_flow_parse_match(text, &spec, err)) {
         return -1;
     }
     pthread_mutex_lock(&dp->flows_lock);
     rule = sp_cls_find(dp->cls, &spec.match, spec.priority);
     if (!rule) {
-        *column = 1;
-        rc = sp_err_set(err,
-                        "no rule with this match and priority %u "
-                        "(flow-dump lists them)",
-                        spec.priority);
+        rc = sp_err_set_at(err, 1,
+                           "no rule with this match and priority %u "
+                           "(flow-dump lists them)",
+                           spec.priority);
     } else {
         for (unsigned i = 0; i < dp->n_flows; i++) {
             if (dp->flows[i] == rule) {
@@ -557,24 +548,21 @@ read_line(FILE *f, char *buf)
  * anywhere (a binary file, or one cut short), control and non-ASCII bytes
  * outside comments. */
 static int
-check_bytes(const char *path, unsigned line_no, const char *line, long len,
-            struct sp_err *err)
+check_bytes(const char *line, long len, struct sp_err *err)
 {
     const char *nul = memchr(line, '\0', (size_t)len);
     bool comment = line[strspn(line, " \t")] == '#';
 
     if (nul) {
-        return sp_err_set(err, "%s:%u:%ld: NUL byte; a flow file is text",
-                          path, line_no, nul - line + 1);
+        return sp_err_set_at(err, (unsigned)(nul - line) + 1,
+                             "NUL byte; a flow file is text");
     }
     for (long i = 0; i < len && !comment; i++) {
         unsigned char c = (unsigned char)line[i];
 
         if ((c < 0x20 && c != '\t') || c >= 0x7f) {
-            return sp_err_set(err,
-                              "%s:%u:%ld: byte 0x%02x; rules are printable "
-                              "ASCII",
-                              path, line_no, i + 1, c);
+            return sp_err_set_at(err, (unsigned)i + 1,
+                                 "byte 0x%02x; rules are printable ASCII", c);
         }
     }
     return 0;
@@ -621,19 +609,17 @@ sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err)
     }
     while (!rc && (len = read_line(f, line)) != -1) {
         size_t skip = strspn(line, " \t");
-        struct sp_err inner;
-        unsigned column = 0;
 
         line_no++;
         if (len == -2) {
-            rc = sp_err_set(err, "%s:%u: line longer than %d bytes", path,
-                            line_no, FLOW_LINE_MAX);
-        } else if (check_bytes(path, line_no, line, len, err)) {
+            rc = sp_err_set(err, "line longer than %d bytes", FLOW_LINE_MAX);
+        } else if (check_bytes(line, len, err) ||
+                   (line[skip] != '#' && line[skip] &&
+                    sp_dp_flow_add(dp, line, err))) {
             rc = -1;
-        } else if (line[skip] != '#' && line[skip] &&
-                   sp_dp_flow_add(dp, line, &column, &inner)) {
-            rc = sp_err_set(err, "%s:%u:%u: %s", path, line_no, column,
-                            inner.msg);
+        }
+        if (rc && err) {
+            err->line = line_no;
         }
     }
     if (!rc && ferror(f)) {

@@ -30,6 +30,9 @@ fail(struct parser *p, const char *fmt, ...)
     va_start(args, fmt);
     sp_err_vset(p->err, fmt, args);
     va_end(args);
+    if (p->err) {
+        p->err->column = p->column;
+    }
     return -1;
 }
 
@@ -458,12 +461,14 @@ is_separator(char c)
 /* Checks the whole match, as the classifier will (prerequisites: tp_dst
  * needs a protocol...), and blames the field it names. */
 static int
-check_match(const struct parser *p, unsigned *column)
+check_match(const struct parser *p)
 {
     unsigned at;
 
     if (sp_match_check(&p->spec->match, &at, p->err)) {
-        *column = p->columns[at];
+        if (p->err) {
+            p->err->column = p->columns[at];
+        }
         return -1;
     }
     return 0;
@@ -471,7 +476,7 @@ check_match(const struct parser *p, unsigned *column)
 
 int
 sp_flow_parse_match(const char *text, struct sp_flow_spec *spec,
-                    unsigned *column, struct sp_err *err)
+                    struct sp_err *err)
 {
     struct parser p = {.spec = spec, .err = err};
     const char *s = text;
@@ -487,10 +492,9 @@ sp_flow_parse_match(const char *text, struct sp_flow_spec *spec,
             s++;
         }
         if (!*s || *s == '\n' || *s == '\r') {
-            return check_match(&p, column);
+            return check_match(&p);
         }
-        *column = (unsigned)(s - text) + 1;
-        p.column = *column;
+        p.column = (unsigned)(s - text) + 1;
         name_len = strcspn(s, "=, \t\r\n");
         eq = s[name_len] == '=' ? s + name_len : NULL;
         if (name_len == 0 || name_len >= sizeof name) {
@@ -501,7 +505,7 @@ sp_flow_parse_match(const char *text, struct sp_flow_spec *spec,
         p.name = name;
         if (eq && !strcmp(name, "actions")) {
             spec->actions_ofs = (size_t)(eq + 1 - text);
-            return check_match(&p, column);
+            return check_match(&p);
         }
         s += name_len;
         if (eq) {
