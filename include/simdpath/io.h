@@ -87,11 +87,6 @@ int sp_io_clone(const struct sp_packet *pkt, struct sp_packet *copy);
 /* Writable bytes in front of every received packet. */
 uint32_t sp_io_headroom(void);
 
-struct sp_io_port_stats {
-    uint64_t rx_packets, tx_packets, rx_missed, rx_errors, tx_errors;
-};
-int sp_io_port_stats(unsigned port, struct sp_io_port_stats *stats);
-
 /* Packet buffers taken from the pools and not given back: 0 once the
  * ports are stopped, unless something leaked. */
 unsigned sp_io_mbufs_in_use(void);
@@ -101,8 +96,7 @@ unsigned sp_io_worker_count(void);
 int sp_io_launch(unsigned worker, int (*fn)(void *), void *arg);
 void sp_io_wait_workers(void);
 
-/* The TSC rate DPDK measured, for cycles-to-time conversions. */
-uint64_t sp_io_tsc_hz(void);
+/* DPDK's TSC, for the datapath's busy and idle cycle counts. */
 uint64_t sp_io_tsc(void);
 
 /* A telemetry command ("/simdpath/..."): cb writes a JSON-free text reply

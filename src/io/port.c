@@ -345,22 +345,6 @@ sp_io_headroom(void)
     return RTE_PKTMBUF_HEADROOM;
 }
 
-int
-sp_io_port_stats(unsigned port, struct sp_io_port_stats *stats)
-{
-    struct rte_eth_stats s;
-
-    if (port == 0 || port > n_ports || rte_eth_stats_get(dpdk_id[port], &s)) {
-        return -1;
-    }
-    stats->rx_packets = s.ipackets;
-    stats->tx_packets = s.opackets;
-    stats->rx_missed = s.imissed;
-    stats->rx_errors = s.ierrors;
-    stats->tx_errors = s.oerrors;
-    return 0;
-}
-
 unsigned
 sp_io_mbufs_in_use(void)
 {
@@ -384,12 +368,6 @@ void
 sp_io_wait_workers(void)
 {
     rte_eal_mp_wait_lcore();
-}
-
-uint64_t
-sp_io_tsc_hz(void)
-{
-    return rte_get_tsc_hz();
 }
 
 uint64_t
