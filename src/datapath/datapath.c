@@ -14,12 +14,10 @@
  * state per poll loop, after every rule pointer of the loop is dead.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <urcu-qsbr.h>
 
@@ -29,6 +27,7 @@
 #include "simdpath/flow_format.h"
 #include "simdpath/flow_parse.h"
 #include "simdpath/mfex.h"
+#include "simdpath/textfile.h"
 
 /* Copies one burst can make: each packet copied for every output but the
  * last of up to this many outputs. */
@@ -518,32 +517,6 @@ sp_dp_flow_del(struct sp_dp *dp, const char *text, struct sp_err *err)
 /* The longest rule line of a flow file, its line end not counted. */
 #define FLOW_LINE_MAX 4095
 
-/* Reads one line of f into buf (at least FLOW_LINE_MAX + 1 bytes) up to
- * LF, CRLF or a lone CR, as editors on every system write them. Returns
- * its length, -1 at the end of the file, -2 if it is too long. NUL bytes
- * are kept, for the caller to report. */
-static long
-read_line(FILE *f, char *buf)
-{
-    long len = 0;
-    int c = getc(f);
-
-    if (c == EOF) {
-        return -1;
-    }
-    for (; c != EOF && c != '\n' && c != '\r'; c = getc(f)) {
-        if (len == FLOW_LINE_MAX) {
-            return -2;
-        }
-        buf[len++] = (char)c;
-    }
-    if (c == '\r' && (c = getc(f)) != '\n' && c != EOF) {
-        ungetc(c, f);
-    }
-    buf[len] = '\0';
-    return len;
-}
-
 /* Refuses what no rule holds and a terminal should not be sent: a NUL
  * anywhere (a binary file, or one cut short), control and non-ASCII bytes
  * outside comments. */
@@ -568,37 +541,10 @@ check_bytes(const char *line, long len, struct sp_err *err)
     return 0;
 }
 
-/* Opens path for reading if it is a regular file, without blocking on a
- * FIFO (which would wait for a writer). */
-static FILE *
-open_regular(const char *path, struct sp_err *err)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    const char *why = NULL;
-    struct stat st;
-    FILE *f = NULL;
-
-    if (fd < 0 || fstat(fd, &st)) {
-        why = strerror(errno);
-    } else if (!S_ISREG(st.st_mode)) {
-        why = S_ISDIR(st.st_mode) ? "a directory, not a file"
-                                  : "not a regular file";
-    } else if (!(f = fdopen(fd, "r"))) {
-        why = strerror(errno);
-    }
-    if (why) {
-        sp_err_set(err, "%s: cannot read flow rules: %s", path, why);
-        if (fd >= 0) {
-            close(fd);
-        }
-    }
-    return f;
-}
-
 int
 sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err)
 {
-    FILE *f = open_regular(path, err);
+    FILE *f = sp_text_open(path, "flow rules", err);
     char line[FLOW_LINE_MAX + 1];
     unsigned line_no = 0;
     long len;
@@ -607,7 +553,7 @@ sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err)
     if (!f) {
         return -1;
     }
-    while (!rc && (len = read_line(f, line)) != -1) {
+    while (!rc && (len = sp_text_read_line(f, line, FLOW_LINE_MAX)) != -1) {
         size_t skip = strspn(line, " \t");
 
         line_no++;
