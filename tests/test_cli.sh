@@ -4,8 +4,13 @@
 # SP_WRAPPER (e.g. "qemu-x86_64 -cpu Haswell") runs it on another CPU and
 # SP_EXPECT_AUTO names the variant auto must pick there. A SIMDPATH_IMPL
 # from the caller is checked on its own; the other checks run without it.
+# $2 is the man page, which must name every option and command of the
+# help texts.
 set -u
 exe="$1"
+# Absolute, for the checks that run it in another directory.
+case $exe in /*) ;; *) exe=$PWD/$exe ;; esac
+man="${2:-}"
 forced=${SIMDPATH_IMPL:-}
 unset SIMDPATH_IMPL
 run() { ${SP_WRAPPER:-} "$exe" "$@"; }
@@ -125,6 +130,81 @@ if run run --help >"$out" 2>"$err"; then
         expect 2 "$1" -- run --port net_bogus0 --flows "$ctldir/flows" \
             --ctl "$2" && has "$err" "$3" "$1"
     }
+    # The configuration file: settings as options, before the command
+    # line's; every line checked, errors at FILE:LINE:COL, exit 2 before
+    # DPDK starts (a net_bogus0 port would fail in EAL with 1).
+    conf="$ctldir/conf"
+    bad_conf() {
+        what=$1 want=$2
+        shift 2
+        expect 2 "config: $what" -- run --config "$conf" "$@" &&
+            has "$err" "$want" "config: $what"
+    }
+    # LF, CRLF and lone CR line ends, comments, blanks, '=', dashes; the
+    # settings reach the options: the file's control socket is refused.
+    printf '# simdpath\r\nport net_bogus0 # a comment\r\n\n' >"$conf"
+    printf '\t flows = %s\rctl=%s\n--duration 5\n' "$ctldir/flows" \
+        "$ctldir/none/ctl" >>"$conf"
+    bad_conf "good file" \
+        "control socket directory $ctldir/none: No such file or directory"
+    # The command line applies after the file.
+    bad_conf "command line wins" \
+        "control socket directory $ctldir/none2: No such" \
+        --ctl "$ctldir/none2/ctl"
+    # A repeated option adds to the file's: the file's port is port 1.
+    bad_conf "ports add up" "port 2 (net_bogus0) is port 1's device" \
+        --port net_bogus0
+    printf 'ctl %s\n\n  frob 1\n' "$ctldir/none/ctl" >"$conf"
+    bad_conf "unknown option" "$conf:3:3: unknown option 'frob'"
+    printf 'por net_bogus0\n' >"$conf"
+    bad_conf "no abbreviations" "$conf:1:1: unknown option 'por'"
+    printf 'port\n' >"$conf"
+    bad_conf "missing value" "$conf:1:5: 'port' needs a value"
+    printf 'port = \n' >"$conf"
+    bad_conf "missing value after =" "$conf:1:8: 'port' needs a value"
+    printf '= net_null0\n' >"$conf"
+    bad_conf "no option name" "$conf:1:1: an option name is missing"
+    printf 'port net_null0 net_null1\n' >"$conf"
+    bad_conf "two values" "$conf:1:16: one value per option"
+    printf 'config %s\n' "$conf" >"$conf"
+    bad_conf "config in the file" \
+        "$conf:1:1: 'config' cannot be set in a configuration file"
+    printf 'help x\n' >"$conf"
+    bad_conf "help in the file" "$conf:1:1: 'help' cannot be set"
+    printf 'port net_null0\npmd-threads\t2x\n' >"$conf"
+    bad_conf "bad value" "simdpath: $conf:2:13: --pmd-threads: invalid value"
+    printf 'log-level loud\n' >"$conf"
+    bad_conf "bad log level" "$conf:1:11: --log-level: invalid level 'loud'"
+    printf 'port net_\000null0\n' >"$conf"
+    bad_conf "NUL byte" "$conf:1:10: NUL byte"
+    printf 'port net_null0\033[2J\n' >"$conf"
+    bad_conf "control byte" "$conf:1:15: control byte 0x1b"
+    { echo port net_null0; printf 'port %04096d\n' 0; } >"$conf"
+    bad_conf "over-long line" "$conf:2:4096: line longer than 4095 bytes"
+    awk 'BEGIN { for (i = 0; i < 1025; i++) print "duration 1" }' >"$conf"
+    bad_conf "too many settings" "$conf:1025:1: more than 1024 settings"
+    bad_conf "twice" "--config: given twice" --config "$conf"
+    rm "$conf"
+    bad_conf "missing file" "$conf: cannot read the configuration: No such"
+    expect 2 "config: a directory" -- run --config "$ctldir" &&
+        has "$err" "$ctldir: cannot read the configuration: a directory" \
+            "config: a directory"
+    # --log-level: the demo's message before the checks is info.
+    (cd "$ctldir" && expect 2 "log level info" -- run --ctl "") &&
+        has "$out" "simdpath: demo: " "info shown by default"
+    (cd "$ctldir" && expect 2 "log level warning" -- run --ctl "" \
+        --log-level warning) && has "$err" "control socket path is empty" \
+        "log level warning: errors shown" && if grep -q demo "$out"; then
+            echo "FAIL: --log-level warning shows info"
+            failed=$((failed + 1))
+        else passed=$((passed + 1)); fi
+    expect 2 "bad log level" -- run --log-level verbose &&
+        has "$err" "invalid level 'verbose'; expected error, warning, info" \
+            "bad log level"
+    # On the journal's stream, each line carries its syslog priority.
+    JOURNAL_STREAM=$(stat -c %d:%i "$err") expect 2 "journal priority" -- \
+        run --log-level verbose && has "$err" "<3>simdpath: --log-level" \
+        "journal priority"
     bad_ctl "--ctl empty" "" "the control socket path is empty"
     bad_ctl "--ctl too long" "$ctldir/$(printf '%0120d' 0)" \
         "is longer than 107 bytes"
@@ -216,6 +296,23 @@ printf '\000\000\000\000\377\377\000\000\161\000\000\000'
 expect 2 "parse-pcap LINUX_SLL" -- parse-pcap "$pcap" &&
     has "$err" "parse-pcap: $pcap: link type LINUX_SLL (113), not Ethernet" \
         "parse-pcap refuses LINUX_SLL by name"
+
+# The man page names every option and command of the help texts.
+if [ -n "$man" ]; then
+    { run --help; run run --help; run ctl --help; } 2>/dev/null |
+        grep -oE -- '--[a-z][a-z-]+' | sort -u >"$out"
+    run --help | awk '/^Commands:/ { on = 1; next } /^$/ { on = 0 }
+        on && /^  [a-z]/ { print $1 }' >>"$out"
+    sed 's/\\-/-/g' "$man" >"$err"
+    while read -r word; do
+        if grep -qF -- "$word" "$err"; then
+            passed=$((passed + 1))
+        else
+            echo "FAIL: the man page does not name '$word'"
+            failed=$((failed + 1))
+        fi
+    done <"$out"
+fi
 
 if [ -n "$forced" ]; then
     SIMDPATH_IMPL=$forced expect 0 "forced by the caller" -- impls &&

@@ -96,6 +96,10 @@ unsigned sp_io_worker_count(void);
 int sp_io_launch(unsigned worker, int (*fn)(void *), void *arg);
 void sp_io_wait_workers(void);
 
+/* DPDK's log level, callable before sp_io_init: 0 errors, 1 warnings,
+ * 2 information, 3 debugging (simdpath's --log-level). */
+void sp_io_set_log_level(unsigned level);
+
 /* DPDK's TSC, for the datapath's busy and idle cycle counts. */
 uint64_t sp_io_tsc(void);
 

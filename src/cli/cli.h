@@ -55,13 +55,39 @@ int sp_cmd_run(int argc, char **argv);
  * only a second signal forces the exit. */
 void sp_run_request_stop(void);
 
+/* simdpath run --config FILE (option config_opt of options, a getopt
+ * table whose options are all long ones; shortopts as getopt takes them):
+ * inserts the file's settings as "--name=value" arguments after
+ * (*argv)[0], before the command line's, replacing *argc and *argv.
+ * Reports a bad file ("FILE:LINE:COL: ...") and returns -1. */
+struct option;
+int sp_cli_config_expand(int *argc, char ***argv, const char *shortopts,
+                         const struct option *options, int config_opt);
+/* Names, in the errors that follow, the file line that argument 'index'
+ * of the expanded arguments came from, or none (sp_cli_set_origin). */
+void sp_cli_config_locate(int index);
+
 /* Reads a number of digits only, from 0 to max, into *out; or reports
  * the value as opt's and returns -1. */
 int sp_cli_parse_uint(const char *opt, const char *text, unsigned long max,
                       unsigned long *out);
 
-/* Reports "simdpath: <context>: <message>" on stderr. */
+/* Reports "simdpath: <context>: <message>" on stderr, at level error. */
 void sp_cli_error(const char *context, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* simdpath's messages: errors and warnings on stderr, the rest on stdout
+ * (with the report they belong to), each as "simdpath: <message>" and,
+ * when the stream is the journal, its syslog priority in front. Those
+ * above the level (--log-level, default info) are not printed. */
+enum sp_log_level { SP_LOG_ERROR, SP_LOG_WARNING, SP_LOG_INFO, SP_LOG_DEBUG };
+void sp_cli_log(enum sp_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Sets the level by its name, or reports it and returns -1. */
+int sp_cli_set_log_level(const char *name);
+enum sp_log_level sp_cli_log_level(void);
+/* Names where the option being applied was written ("FILE:LINE:COL") in
+ * every error until it is set again; NULL for the command line. */
+void sp_cli_set_origin(const char *where);
 
 #endif /* SP_CLI_H */

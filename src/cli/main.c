@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "simdpath/dispatch.h"
@@ -66,16 +67,100 @@ static const char usage_text[] =
     "  SIMDPATH_IMPL=autovalidate simdpath check\n"
     "  simdpath parse-pcap capture.pcap --impl autovalidate\n";
 
+static enum sp_log_level log_level = SP_LOG_INFO;
+/* Where the option being applied was written ("FILE:LINE:COL"), if not
+ * on the command line. */
+static const char *log_origin;
+
+int
+sp_cli_set_log_level(const char *name)
+{
+    static const char *const names[] = {"error", "warning", "info", "debug"};
+
+    for (unsigned i = 0; i < sizeof names / sizeof *names; i++) {
+        if (!strcmp(name, names[i])) {
+            log_level = (enum sp_log_level)i;
+            return 0;
+        }
+    }
+    sp_cli_error("--log-level",
+                 "invalid level '%s'; expected error, warning, info or "
+                 "debug",
+                 name);
+    return -1;
+}
+
+enum sp_log_level
+sp_cli_log_level(void)
+{
+    return log_level;
+}
+
+void
+sp_cli_set_origin(const char *where)
+{
+    log_origin = where;
+}
+
+/* Whether fd is the journal's stream (systemd sets JOURNAL_STREAM to its
+ * "device:inode"), which reads a "<N>" syslog priority before a line. */
+static bool
+is_journal(int fd)
+{
+    const char *env = getenv("JOURNAL_STREAM");
+    unsigned long long dev, ino;
+    struct stat st;
+
+    return env && sscanf(env, "%llu:%llu", &dev, &ino) == 2 &&
+           !fstat(fd, &st) && st.st_dev == dev && st.st_ino == ino;
+}
+
+static void
+log_line(enum sp_log_level level, const char *context, const char *fmt,
+         va_list args)
+{
+    /* syslog's priorities: LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG. */
+    static const int priorities[] = {3, 4, 6, 7};
+    FILE *out = level <= SP_LOG_WARNING ? stderr : stdout;
+
+    if (level > log_level) {
+        return;
+    }
+    if (is_journal(fileno(out))) {
+        fprintf(out, "<%d>", priorities[level]);
+    }
+    fputs("simdpath: ", out);
+    if (log_origin) {
+        fprintf(out, "%s: ", log_origin);
+    }
+    if (context) {
+        fprintf(out, "%s: ", context);
+    }
+    vfprintf(out, fmt, args);
+    fputc('\n', out);
+    if (out == stdout) {
+        fflush(out);
+    }
+}
+
+void
+sp_cli_log(enum sp_log_level level, const char *fmt, ...)
+{
+    va_list args;
+
+    va_start(args, fmt);
+    log_line(level, NULL, fmt, args);
+    va_end(args);
+}
+
 void
 sp_cli_error(const char *context, const char *fmt, ...)
 {
     va_list args;
 
-    fprintf(stderr, "simdpath: %s: ", context);
     va_start(args, fmt);
-    vfprintf(stderr, fmt, args);
+    log_line(SP_LOG_ERROR, context, fmt, args);
     va_end(args);
-    fputc('\n', stderr);
 }
 
 int

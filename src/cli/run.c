@@ -55,6 +55,14 @@ static const char run_usage[] =
     "  --exit-when-idle MS    stop once no packet arrived for MS\n"
     "                         milliseconds (default 0: never; the demo\n"
     "                         uses 500)\n"
+    "  --config FILE          read options from FILE first: one long\n"
+    "                         option a line, 'port net_null0' or\n"
+    "                         'pmd-threads = 2', '#' starts a comment;\n"
+    "                         the command line's options apply after\n"
+    "                         them (a repeated --port adds ports); an\n"
+    "                         error names FILE:LINE:COL\n"
+    "  --log-level LEVEL      error, warning, info (default) or debug,\n"
+    "                         for simdpath's messages and DPDK's\n"
     "  --impl SPEC, --max-simd BITS\n"
     "                         as before the command\n"
     "  -h, --help             show this help\n"
@@ -169,7 +177,9 @@ parse_options(int argc, char **argv, struct run_options *o)
         OPT_EMC_PROB,
         OPT_CTL,
         OPT_DURATION,
-        OPT_IDLE
+        OPT_IDLE,
+        OPT_CONFIG,
+        OPT_LOG_LEVEL
     };
     static const struct option options[] = {
         {"port", required_argument, NULL, OPT_PORT},
@@ -180,6 +190,8 @@ parse_options(int argc, char **argv, struct run_options *o)
         {"ctl", required_argument, NULL, OPT_CTL},
         {"duration", required_argument, NULL, OPT_DURATION},
         {"exit-when-idle", required_argument, NULL, OPT_IDLE},
+        {"config", required_argument, NULL, OPT_CONFIG},
+        {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"help", no_argument, NULL, 'h'},
         SP_CLI_COMMON_OPTIONS,
         {NULL, 0, NULL, 0},
@@ -191,8 +203,11 @@ parse_options(int argc, char **argv, struct run_options *o)
     o->dp.emc_entries = SP_DP_DEFAULT_EMC_ENTRIES;
     o->dp.emc_insert_inv_prob = SP_DP_DEFAULT_EMC_INV_PROB;
     o->ctl_path = sp_ctl_default_path();
-    optind = 0;
+    if (sp_cli_config_expand(&argc, &argv, "h", options, OPT_CONFIG)) {
+        return -1;
+    }
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        sp_cli_config_locate(optind - 1);
         common = sp_cli_common_option(opt, optarg);
         if (common) {
             if (common < 0) {
@@ -251,6 +266,14 @@ parse_options(int argc, char **argv, struct run_options *o)
             }
             o->idle_ms = (unsigned)v;
             break;
+        case OPT_CONFIG:
+            break; /* read by sp_cli_config_expand */
+        case OPT_LOG_LEVEL:
+            if (sp_cli_set_log_level(optarg)) {
+                return -1;
+            }
+            sp_io_set_log_level(sp_cli_log_level());
+            break;
         case 'h':
             fputs(run_usage, stdout);
             exit(SP_EXIT_OK);
@@ -259,6 +282,7 @@ parse_options(int argc, char **argv, struct run_options *o)
             return -1;
         }
     }
+    sp_cli_set_origin(NULL);
     o->eal_argc = argc - optind;
     o->eal_argv = argv + optind;
     if (o->eal_argc && strcmp(argv[optind - 1], "--")) {
@@ -319,8 +343,9 @@ setup_demo(struct run_options *o)
         o->idle_ms = 500;
     }
     o->demo = true;
-    printf("simdpath: demo: %s/traffic.pcap in through port 1, rules %s\n",
-           dir, flows);
+    sp_cli_log(SP_LOG_INFO,
+               "demo: %s/traffic.pcap in through port 1, rules %s", dir,
+               flows);
     return 0;
 }
 
@@ -481,10 +506,9 @@ wait_for_stop(struct sp_dp *dp, const struct run_options *o)
     }
     for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++) {
         if (stop_signal == stop_signals[i].number) {
-            printf("simdpath: %s: stopping (send it again to exit at "
-                   "once)\n",
-                   stop_signals[i].name);
-            fflush(stdout);
+            sp_cli_log(SP_LOG_INFO,
+                       "%s: stopping (send it again to exit at once)",
+                       stop_signals[i].name);
         }
     }
 }
@@ -511,10 +535,10 @@ serve(struct sp_dp *dp, const struct run_options *o)
             return SP_EXIT_FAILURE;
         }
     }
-    printf("simdpath: forwarding on %u port(s) with %u PMD thread(s); "
-           "control socket %s\n",
-           o->n_ports, o->dp.n_pmds, o->ctl_path);
-    fflush(stdout);
+    sp_cli_log(SP_LOG_INFO,
+               "forwarding on %u port(s) with %u PMD thread(s); control "
+               "socket %s",
+               o->n_ports, o->dp.n_pmds, o->ctl_path);
     wait_for_stop(dp, o);
     sp_dp_stop(dp);
     sp_io_wait_workers();
@@ -581,14 +605,16 @@ sp_cmd_run(int argc, char **argv)
     sp_io_eal_args(&eal, o.dp.n_pmds, o.ports, o.n_ports, o.eal_argc,
                    o.eal_argv);
     if (eal.shared_cores) {
-        printf("simdpath: %u PMD threads and the main thread share %u "
-               "cores: expect less than full speed\n",
-               o.dp.n_pmds, eal.cpus);
+        sp_cli_log(SP_LOG_WARNING,
+                   "%u PMD threads and the main thread share %u cores: "
+                   "expect less than full speed",
+                   o.dp.n_pmds, eal.cpus);
     }
     if (eal.no_huge) {
-        printf("simdpath: no free hugepages: running DPDK with --no-huge "
-               "-m %d --no-shconf\n",
-               SP_IO_NO_HUGE_MB);
+        sp_cli_log(SP_LOG_INFO,
+                   "no free hugepages: running DPDK with --no-huge -m %d "
+                   "--no-shconf",
+                   SP_IO_NO_HUGE_MB);
     }
     if (sp_io_init(eal.argc, eal.argv, o.ports, o.n_ports, &err)) {
         sp_cli_error("run", "%s", err.msg);

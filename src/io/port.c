@@ -10,6 +10,7 @@
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_telemetry.h>
 
@@ -418,4 +419,18 @@ sp_io_telemetry_register(const char *command, const char *help,
         }
     }
     return -1;
+}
+
+void
+sp_io_set_log_level(unsigned level)
+{
+    static const uint32_t rte_levels[] = {RTE_LOG_ERR, RTE_LOG_WARNING,
+                                          RTE_LOG_INFO, RTE_LOG_DEBUG};
+
+    rte_log_set_global_level(rte_levels[level]);
+    /* Each log type has a level of its own (INFO by default), which
+     * caps the global one: debug must lower them too. */
+    if (rte_levels[level] == RTE_LOG_DEBUG) {
+        rte_log_set_level_pattern("*", RTE_LOG_DEBUG);
+    }
 }
