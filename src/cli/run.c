@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,18 +296,32 @@ parse_options(int argc, char **argv, struct run_options *o)
     return 0;
 }
 
-/* The bundled example files: next to the sources, or installed. */
+/* The bundled example files: installed beside the program (prefix/bin and
+ * prefix/share, also in a package unpacked elsewhere), else next to the
+ * sources it was built from, else in ./examples. */
 static const char *
 examples_dir(void)
 {
-    static const char *const candidates[] = {SP_EXAMPLES_DIR, "examples"};
+    static char installed[PATH_MAX];
+    const char *candidates[] = {installed, SP_EXAMPLES_DIR, "examples"};
+    char exe[PATH_MAX], *slash;
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     struct stat st;
 
+    exe[len > 0 ? len : 0] = '\0';
+    slash = strrchr(exe, '/');
+    if (slash) {
+        snprintf(slash, sizeof exe - (size_t)(slash - exe), "/%s",
+                 SP_EXAMPLES_INSTALLED);
+        if (!realpath(exe, installed)) {
+            installed[0] = '\0';
+        }
+    }
     for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
-        char path[4096];
+        char path[PATH_MAX];
 
         snprintf(path, sizeof path, "%s/traffic.pcap", candidates[i]);
-        if (!stat(path, &st)) {
+        if (candidates[i][0] && !stat(path, &st)) {
             return candidates[i];
         }
     }
@@ -322,8 +337,9 @@ setup_demo(struct run_options *o)
     if (!dir) {
         sp_cli_error("run",
                      "the bundled examples are missing (looked in "
-                     "%s and ./examples); give --port and --flows",
-                     SP_EXAMPLES_DIR);
+                     "the program's %s, %s and ./examples); give --port "
+                     "and --flows",
+                     SP_EXAMPLES_INSTALLED, SP_EXAMPLES_DIR);
         return -1;
     }
     if (mkdir(DEMO_DIR, 0755) && errno != EEXIST) {
