@@ -13,7 +13,7 @@
 
 /* Every ISA simdpath has on some architecture, in the order `impls` lists
  * them. avx512vbmi is src/avx512's VBMI kernels built again with VBMI. */
-#define SP_ISAS(X) X(scalar) X(avx2) X(avx512) X(avx512vbmi) X(neon)
+#define SP_ISAS(X) X(scalar) X(avx2) X(avx512) X(avx512vbmi) X(neon) X(sve)
 
 #define SP_ISA_DECLARATIONS(isa) \
     SP_KERNEL_DECLARE(sp_##isa)  \
@@ -27,5 +27,9 @@ SP_ISAS(SP_ISA_DECLARATIONS)
  * loop, as into sp_scalar_mfex: no call and no vzeroupper per packet). */
 void sp_scalar_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,
                           struct sp_flow_key *keys);
+
+/* The SVE vector length of this CPU in bits (src/sve/table.c); only on a
+ * CPU with SVE. */
+unsigned sp_sve_vector_bits(void);
 
 #endif /* SP_ISA_H */

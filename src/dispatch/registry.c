@@ -24,8 +24,9 @@
 #define X86_AVX512VBMI_NEEDS \
     (X86_AVX512_NEEDS | SP_CPU(AVX512VBMI) | SP_CPU(VPCLMULQDQ))
 
-/* Priorities: auto takes the highest the CPU supports. */
-static const struct sp_variant builtin_variants[] = {
+/* Priorities: auto takes the highest the CPU supports. Not const: sve's
+ * width is the CPU's vector length, set by init_registry. */
+static struct sp_variant builtin_variants[] = {
     {"scalar", 0, 0, 0, &sp_scalar_kernels},
 #ifdef SP_HAVE_AVX2
     {"avx2", X86_AVX2_NEEDS, 256, 20, &sp_avx2_kernels},
@@ -38,6 +39,11 @@ static const struct sp_variant builtin_variants[] = {
 #endif
 #ifdef SP_HAVE_NEON
     {"neon", SP_CPU(ASIMD) | SP_CPU(CRC32), 128, 20, &sp_neon_kernels},
+#endif
+#ifdef SP_HAVE_SVE
+    /* 128 bits, the least SVE allows, until the CPU says. */
+    {"sve", SP_CPU(ASIMD) | SP_CPU(CRC32) | SP_CPU(SVE), 128, 25,
+     &sp_sve_kernels},
 #endif
 };
 
@@ -262,10 +268,16 @@ init_registry(void)
     const char *env = getenv("SIMDPATH_IMPL");
     struct choice next[SP_KERNEL_COUNT] = {{0}};
 
+    sp_cpu_detect_features();
     for (size_t i = 0; i < n; i++) {
+#ifdef SP_HAVE_SVE
+        if (builtin_variants[i].kernels == &sp_sve_kernels &&
+            sp_variant_supported(&builtin_variants[i])) {
+            builtin_variants[i].width = sp_sve_vector_bits();
+        }
+#endif
         variants[n_variants++] = &builtin_variants[i];
     }
-    sp_cpu_detect_features();
     if (env && !parse_spec(env, next, &env_refusal)) {
         memcpy(choices, next, sizeof choices);
     }

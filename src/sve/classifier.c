@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Subtable lookup with SVE: the key masked in as many vectors as the
+ * vector length needs and hashed with the Armv8 crc32cx instruction (the
+ * hash kernel's value), prefetching the first bucket, then the probing
+ * passes of src/generic/classifier.h with a bucket's 5 signatures compared
+ * under a whilelt predicate that covers exactly them (one compare from 256
+ * bits on; NEON needs a vector and a scalar compare), and the 64-byte key
+ * compare of compare.h.
+ */
+#include <arm_acle.h>
+
+#include "dispatch/isa.h"
+#include "generic/classifier.h"
+#include "sve/compare.h"
+
+static inline __attribute__((always_inline)) uint32_t
+sig_match(const struct sp_cls_bucket *b, uint32_t hash)
+{
+    return sp_sve_sig_match(b->sigs, SP_CLS_SLOTS, hash);
+}
+
+/* The lookup for buckets of 'lines' lines, a constant. */
+static inline __attribute__((always_inline)) uint32_t
+classifier_lines(const struct sp_cls_subtable *st,
+                 const struct sp_cls_buckets *buckets,
+                 const struct sp_flow_key *keys, uint32_t todo,
+                 const struct sp_rule **rules, uint32_t lines)
+{
+    struct sp_flow_key masked[SP_BATCH_MAX];
+    uint32_t hashes[SP_BATCH_MAX];
+    uint32_t step = (uint32_t)svcntd();
+
+    for (uint32_t pending = todo; pending; pending &= pending - 1) {
+        unsigned i = (unsigned)__builtin_ctz(pending);
+        uint32_t crc = UINT32_MAX;
+
+        for (uint32_t q = 0; q < SP_FLOW_KEY_BLOCKS; q += step) {
+            svbool_t pg = svwhilelt_b64_u32(q, SP_FLOW_KEY_BLOCKS);
+
+            svst1_u64(pg, &masked[i].blocks[q],
+                      svand_u64_x(pg, svld1_u64(pg, &keys[i].blocks[q]),
+                                  svld1_u64(pg, &st->mask.blocks[q])));
+        }
+        for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
+            crc = __crc32cd(crc, masked[i].blocks[b]);
+        }
+        hashes[i] = ~crc;
+        sp_cls_prefetch_bucket(
+            sp_cls_bucket_lines(buckets, hashes[i], 0, lines));
+    }
+    return sp_cls_probe(buckets, masked, hashes, todo, rules, sig_match,
+                        sp_sve_keys_equal, lines);
+}
+
+uint32_t
+sp_sve_classifier(const struct sp_cls_subtable *st,
+                  const struct sp_cls_buckets *buckets,
+                  const struct sp_flow_key *keys, uint32_t n, uint32_t todo,
+                  const struct sp_rule **rules)
+{
+    todo &= sp_batch_lanes(n);
+    if (buckets->lines > 1) {
+        return classifier_lines(st, buckets, keys, todo, rules,
+                                SP_CLS_LINES_COPIES);
+    }
+    return classifier_lines(st, buckets, keys, todo, rules, 1);
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The sve table: its own code where predication or longer vectors change
+ * the work (EMC and subtable signature compares under one whilelt
+ * predicate, batch copy by compact), NEON's elsewhere. The hash is crc32cx
+ * on scalar registers either way; miniflow extract and the IPv4 rewrite
+ * work on 16-byte pieces of headers, which SVE's longer vectors do not
+ * shorten (docs/perf/arm.md).
+ */
+#include <arm_sve.h>
+
+#include "dispatch/isa.h"
+
+#define sp_sve_mfex         sp_neon_mfex
+#define sp_sve_hash         sp_neon_hash
+#define sp_sve_ipv4_rewrite sp_neon_ipv4_rewrite
+const struct sp_kernel_table sp_sve_kernels = SP_KERNEL_TABLE(sp_sve);
+
+unsigned
+sp_sve_vector_bits(void)
+{
+    return (unsigned)svcntb() * 8;
+}
