@@ -3,11 +3,14 @@
  * Batch copy with NEON: a 128-bit register holds two pointers, and NEON has
  * no compress, so each pair is either moved whole (both selected), reduced
  * to the one selected pointer, or skipped; runs of four selected pointers
- * move as one 32-byte load/store pair.
+ * move as one 32-byte load/store pair. Sparse selections take the bit scan
+ * of src/generic/batch_copy.h: there the pairs cost more instructions than
+ * the pointers they move (docs/perf/arm.md).
  */
 #include <arm_neon.h>
 
 #include "dispatch/isa.h"
+#include "generic/batch_copy.h"
 
 uint32_t
 sp_neon_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
@@ -15,6 +18,9 @@ sp_neon_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
     uint32_t pending = select & sp_batch_lanes(n);
     uint32_t count = 0;
 
+    if ((uint32_t)__builtin_popcount(pending) * 4 < n * 3) {
+        return sp_copy_selected(dst, src, pending);
+    }
     for (uint32_t i = 0; i < n; i += 4) {
         uint32_t sel4 = (pending >> i) & 0xf;
 
