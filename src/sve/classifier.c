@@ -5,8 +5,9 @@
  * hash kernel's value), prefetching the first bucket, then the probing
  * passes of src/generic/classifier.h with a bucket's 5 signatures compared
  * under a whilelt predicate that covers exactly them (one compare from 256
- * bits on; NEON needs a vector and a scalar compare), and the 64-byte key
- * compare of compare.h.
+ * bits on, where NEON needs a vector and a scalar one), and the 64-byte key
+ * compare of compare.h for the vector length (NEON's at 128 bits). Six
+ * copies of the passes: two bucket layouts by three vector lengths.
  */
 #include <arm_acle.h>
 
@@ -14,18 +15,32 @@
 #include "generic/classifier.h"
 #include "sve/compare.h"
 
+static_assert(SP_CLS_SLOTS == 5, "sig_match compares 5 signatures");
+
+/* From 256 bits on: the 5 signatures in one compare. */
 static inline __attribute__((always_inline)) uint32_t
 sig_match(const struct sp_cls_bucket *b, uint32_t hash)
 {
     return sp_sve_sig_match(b->sigs, SP_CLS_SLOTS, hash);
 }
 
-/* The lookup for buckets of 'lines' lines, a constant. */
+/* At 128 bits: four, and the fifth on its own, as NEON does. */
+static inline __attribute__((always_inline)) uint32_t
+sig_match_128(const struct sp_cls_bucket *b, uint32_t hash)
+{
+    return sp_sve_sig_match(b->sigs, 4, hash) | (uint32_t)(b->sigs[4] == hash)
+                                                    << 4;
+}
+
+/* The lookup for buckets of 'lines' lines, a constant, with the compares
+ * that fit the vector length. */
 static inline __attribute__((always_inline)) uint32_t
 classifier_lines(const struct sp_cls_subtable *st,
                  const struct sp_cls_buckets *buckets,
                  const struct sp_flow_key *keys, uint32_t todo,
-                 const struct sp_rule **rules, uint32_t lines)
+                 const struct sp_rule **rules, uint32_t lines,
+                 sp_cls_sig_match_fn *sig_match_fn,
+                 sp_cls_keys_equal_fn *keys_equal)
 {
     struct sp_flow_key masked[SP_BATCH_MAX];
     uint32_t hashes[SP_BATCH_MAX];
@@ -49,8 +64,27 @@ classifier_lines(const struct sp_cls_subtable *st,
         sp_cls_prefetch_bucket(
             sp_cls_bucket_lines(buckets, hashes[i], 0, lines));
     }
-    return sp_cls_probe(buckets, masked, hashes, todo, rules, sig_match,
-                        sp_sve_keys_equal, lines);
+    return sp_cls_probe(buckets, masked, hashes, todo, rules, sig_match_fn,
+                        keys_equal, lines);
+}
+
+/* The lookup for buckets of 'lines' lines, per vector length. */
+static inline __attribute__((always_inline)) uint32_t
+classifier_vl(const struct sp_cls_subtable *st,
+              const struct sp_cls_buckets *buckets,
+              const struct sp_flow_key *keys, uint32_t todo,
+              const struct sp_rule **rules, uint32_t lines)
+{
+    if (svcntb() >= 64) {
+        return classifier_lines(st, buckets, keys, todo, rules, lines,
+                                sig_match, sp_sve_keys_equal_512);
+    }
+    if (svcntb() >= 32) {
+        return classifier_lines(st, buckets, keys, todo, rules, lines,
+                                sig_match, sp_sve_keys_equal_256);
+    }
+    return classifier_lines(st, buckets, keys, todo, rules, lines,
+                            sig_match_128, sp_neon_keys_equal);
 }
 
 uint32_t
@@ -61,8 +95,8 @@ sp_sve_classifier(const struct sp_cls_subtable *st,
 {
     todo &= sp_batch_lanes(n);
     if (buckets->lines > 1) {
-        return classifier_lines(st, buckets, keys, todo, rules,
-                                SP_CLS_LINES_COPIES);
+        return classifier_vl(st, buckets, keys, todo, rules,
+                             SP_CLS_LINES_COPIES);
     }
-    return classifier_lines(st, buckets, keys, todo, rules, 1);
+    return classifier_vl(st, buckets, keys, todo, rules, 1);
 }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * SVE helpers of the EMC and subtable lookups, vector-length agnostic: a
- * run of 32-bit signatures compared under a whilelt predicate (exactly the
- * lanes there are, whatever the vector length) and the matches summed into
- * a bit mask, and a 64-byte key compare in as many vectors as the length
- * needs (one at 512 bits).
+ * SVE helpers of the EMC and subtable lookups: a run of 32-bit signatures
+ * compared in one vector under a whilelt predicate that covers exactly
+ * them, the matches summed into a bit mask (lane l weighs 1 << l), and
+ * the 64-byte key compare in one vector (512 bits and more) or two (256).
+ * The kernels test the vector length once per call and instantiate their
+ * loop with the compares that fit it; at 128 bits they take NEON's, which
+ * need fewer instructions than a loop over short vectors
+ * (docs/perf/arm.md).
  */
 #ifndef SP_SVE_COMPARE_H
 #define SP_SVE_COMPARE_H
@@ -12,41 +15,43 @@
 #include <arm_sve.h>
 #include <stdbool.h>
 
+#include "neon/compare.h"
 #include "simdpath/flow_key.h"
 
-/* Bit l set when sigs[l] equals want, for l < count (count <= 32). */
+/* Bit l set when sigs[l] equals want, for l < count; the vector has at
+ * least 'count' 32-bit lanes. */
 static inline __attribute__((always_inline)) uint32_t
 sp_sve_sig_match(const uint32_t *sigs, uint32_t count, uint32_t want)
 {
-    /* Lane l weighs 1 << l: the sum over the equal lanes is the mask. */
-    svuint32_t weights =
-        svlsl_u32_x(svptrue_b32(), svdup_n_u32(1), svindex_u32(0, 1));
-    uint32_t step = (uint32_t)svcntw(), mask = 0;
+    svbool_t pg = svwhilelt_b32_u32(0, count);
+    svuint32_t weights = svlsl_u32_x(pg, svdup_n_u32(1), svindex_u32(0, 1));
 
-    for (uint32_t l = 0; l < count; l += step) {
-        svbool_t pg = svwhilelt_b32_u32(l, count);
-        svbool_t eq = svcmpeq_n_u32(pg, svld1_u32(pg, sigs + l), want);
-
-        mask |= svaddv_u32(eq, weights) << l;
-    }
-    return mask;
+    return (uint32_t)svaddv_u32(svcmpeq_n_u32(pg, svld1_u32(pg, sigs), want),
+                                weights);
 }
 
-/* Whether two keys are equal in all 64 bytes. */
+/* Whether two keys are equal in all 64 bytes, with vectors of at least
+ * 512 bits. */
 static inline __attribute__((always_inline)) bool
-sp_sve_keys_equal(const struct sp_flow_key *a, const struct sp_flow_key *b)
+sp_sve_keys_equal_512(const struct sp_flow_key *a, const struct sp_flow_key *b)
 {
-    uint32_t step = (uint32_t)svcntd();
+    svbool_t pg = svwhilelt_b8_u32(0, 64);
 
-    for (uint32_t q = 0; q < SP_FLOW_KEY_BLOCKS; q += step) {
-        svbool_t pg = svwhilelt_b64_u32(q, SP_FLOW_KEY_BLOCKS);
+    return !svptest_any(
+        pg, svcmpne_u8(pg, svld1_u8(pg, a->bytes), svld1_u8(pg, b->bytes)));
+}
 
-        if (svptest_any(pg, svcmpne_u64(pg, svld1_u64(pg, &a->blocks[q]),
-                                        svld1_u64(pg, &b->blocks[q])))) {
-            return false;
-        }
-    }
-    return true;
+/* The same with vectors of at least 256 bits. */
+static inline __attribute__((always_inline)) bool
+sp_sve_keys_equal_256(const struct sp_flow_key *a, const struct sp_flow_key *b)
+{
+    svbool_t pg = svwhilelt_b8_u32(0, 32);
+    svbool_t ne = svorr_b_z(
+        pg, svcmpne_u8(pg, svld1_u8(pg, a->bytes), svld1_u8(pg, b->bytes)),
+        svcmpne_u8(pg, svld1_u8(pg, a->bytes + 32),
+                   svld1_u8(pg, b->bytes + 32)));
+
+    return !svptest_any(pg, ne);
 }
 
 #endif /* SP_SVE_COMPARE_H */
