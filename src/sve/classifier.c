@@ -33,29 +33,36 @@ sig_match_128(const struct sp_cls_bucket *b, uint32_t hash)
 }
 
 /* The lookup for buckets of 'lines' lines, a constant, with the compares
- * that fit the vector length. */
+ * that fit the vector length; 'one_vector' (512 bits and more): the key
+ * masked in one vector, else in NEON's four. */
 static inline __attribute__((always_inline)) uint32_t
 classifier_lines(const struct sp_cls_subtable *st,
                  const struct sp_cls_buckets *buckets,
                  const struct sp_flow_key *keys, uint32_t todo,
-                 const struct sp_rule **rules, uint32_t lines,
+                 const struct sp_rule **rules, uint32_t lines, bool one_vector,
                  sp_cls_sig_match_fn *sig_match_fn,
                  sp_cls_keys_equal_fn *keys_equal)
 {
     struct sp_flow_key masked[SP_BATCH_MAX];
     uint32_t hashes[SP_BATCH_MAX];
-    uint32_t step = (uint32_t)svcntd();
+    const svbool_t pg = svwhilelt_b64_u32(0, SP_FLOW_KEY_BLOCKS);
+    const svuint64_t mask = svld1_u64(pg, st->mask.blocks);
+    const uint64x2x4_t mask_q = vld1q_u64_x4(st->mask.blocks);
 
     for (uint32_t pending = todo; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
         uint32_t crc = UINT32_MAX;
 
-        for (uint32_t q = 0; q < SP_FLOW_KEY_BLOCKS; q += step) {
-            svbool_t pg = svwhilelt_b64_u32(q, SP_FLOW_KEY_BLOCKS);
+        if (one_vector) {
+            svst1_u64(pg, masked[i].blocks,
+                      svand_u64_x(pg, svld1_u64(pg, keys[i].blocks), mask));
+        } else {
+            uint64x2x4_t k = vld1q_u64_x4(keys[i].blocks);
 
-            svst1_u64(pg, &masked[i].blocks[q],
-                      svand_u64_x(pg, svld1_u64(pg, &keys[i].blocks[q]),
-                                  svld1_u64(pg, &st->mask.blocks[q])));
+            for (unsigned q = 0; q < 4; q++) {
+                k.val[q] = vandq_u64(k.val[q], mask_q.val[q]);
+            }
+            vst1q_u64_x4(masked[i].blocks, k);
         }
         for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
             crc = __crc32cd(crc, masked[i].blocks[b]);
@@ -76,14 +83,14 @@ classifier_vl(const struct sp_cls_subtable *st,
               const struct sp_rule **rules, uint32_t lines)
 {
     if (svcntb() >= 64) {
-        return classifier_lines(st, buckets, keys, todo, rules, lines,
+        return classifier_lines(st, buckets, keys, todo, rules, lines, true,
                                 sig_match, sp_sve_keys_equal_512);
     }
     if (svcntb() >= 32) {
-        return classifier_lines(st, buckets, keys, todo, rules, lines,
+        return classifier_lines(st, buckets, keys, todo, rules, lines, false,
                                 sig_match, sp_sve_keys_equal_256);
     }
-    return classifier_lines(st, buckets, keys, todo, rules, lines,
+    return classifier_lines(st, buckets, keys, todo, rules, lines, false,
                             sig_match_128, sp_neon_keys_equal);
 }
 
