@@ -3,13 +3,25 @@
  * Cycles per item of the foundation kernels (hash, batch_copy) for every
  * variant this CPU runs, each as a ratio to scalar from the same run.
  * Usage: bench_kernels [SAMPLES]
+ *
+ * Or, for instruction counts: bench_kernels --count VARIANT ITERATIONS
+ * [CASE] runs VARIANT's kernel ITERATIONS times on each case (or on CASE)
+ * and nothing else: no timing, no other variant. The difference of the
+ * instructions two such runs execute, over the difference of their
+ * ITERATIONS times the items per iteration (printed per case), is the
+ * kernel's instructions per item, start-up and set-up cancelled out
+ * (docs/perf/arm.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <urcu-qsbr.h>
 
+#include "bench_rules.h"
 #include "benchlib.h"
+#include "simdpath/classifier.h"
 #include "simdpath/dispatch.h"
+#include "simdpath/emc.h"
 #include "simdpath/random.h"
 
 #define KEYS 32
@@ -47,6 +59,205 @@ run_copy(void *ctx)
     __asm__ volatile("" ::"r"(c->dst) : "memory");
 }
 
+/* An EMC holding KEYS keys, and KEYS keys to look up: all of them (hits)
+ * or others (misses). */
+struct emc_case {
+    sp_emc_fn *fn;
+    struct sp_emc emc;
+    struct sp_flow_key keys[KEYS];
+    uint32_t hashes[KEYS];
+    const struct sp_rule *rules[KEYS];
+};
+
+static void
+run_emc(void *ctx)
+{
+    struct emc_case *c = ctx;
+
+    c->fn(&c->emc, 1, c->keys, c->hashes, KEYS, c->rules);
+    __asm__ volatile("" ::"r"(c->rules) : "memory");
+}
+
+/* The EMC filled with KEYS random keys, then the keys to look up: those
+ * (hits) or fresh ones (misses). */
+static int
+emc_setup(struct emc_case *c, sp_emc_fn *fn, sp_hash_fn *hash, bool hit)
+{
+    struct sp_random rng = {7};
+    struct sp_err err;
+
+    if (sp_emc_init(&c->emc, 8192, 1, &err)) {
+        fprintf(stderr, "bench_kernels: %s\n", err.msg);
+        return -1;
+    }
+    c->fn = fn;
+    sp_random_fill(&rng, c->keys, sizeof c->keys);
+    hash(c->keys, NULL, KEYS, c->hashes);
+    for (unsigned i = 0; i < KEYS; i++) {
+        sp_emc_insert(&c->emc, 1, &c->keys[i], c->hashes[i],
+                      (const struct sp_rule *)&c->keys[i], &rng);
+    }
+    if (!hit) {
+        sp_random_fill(&rng, c->keys, sizeof c->keys);
+        hash(c->keys, NULL, KEYS, c->hashes);
+    }
+    return 0;
+}
+
+/* A classifier of CLS_RULES rules in one subtable, looked up through
+ * sp_cls_lookup with the classifier kernel forced, for KEYS keys that
+ * match a rule each (hits) or random keys (misses). */
+#define CLS_RULES 1000
+
+struct cls_case {
+    struct sp_cls *cls;
+    struct sp_flow_key keys[KEYS];
+    const struct sp_rule *rules[KEYS];
+};
+
+static void
+run_cls(void *ctx)
+{
+    struct cls_case *c = ctx;
+
+    sp_cls_lookup(c->cls, c->keys, KEYS, UINT32_MAX, c->rules);
+    __asm__ volatile("" ::"r"(c->rules) : "memory");
+}
+
+static int
+cls_setup(struct cls_case *c, const char *variant, bool hit)
+{
+    static struct sp_match matches[CLS_RULES];
+    struct sp_random rng = {11};
+    struct sp_err err;
+    char spec[64];
+
+    snprintf(spec, sizeof spec, "classifier=%s", variant);
+    c->cls = sp_cls_create(NULL);
+    if (!c->cls || sp_dispatch_set_impl(spec, &err)) {
+        fprintf(stderr, "bench_kernels: %s\n", c->cls ? err.msg : "no memory");
+        return -1;
+    }
+    for (uint32_t i = 0; i < CLS_RULES; i++) {
+        sp_bench_match(0, i, &rng, &matches[i]);
+        if (!sp_cls_insert(c->cls, &matches[i], 1, NULL, &err)) {
+            fprintf(stderr, "bench_kernels: %s\n", err.msg);
+            return -1;
+        }
+    }
+    for (unsigned k = 0; k < KEYS; k++) {
+        if (hit) {
+            sp_bench_key_for(&matches[k * 31], &rng, &c->keys[k]);
+        } else {
+            sp_random_fill(&rng, &c->keys[k], sizeof c->keys[k]);
+        }
+    }
+    return 0;
+}
+
+/* The cases of --count: name, items per iteration, and how to run one. */
+static const struct {
+    const char *name;
+    enum sp_kernel_id kernel;
+    unsigned items;
+    void (*run)(void *ctx);
+    int arg; /* masked (hash), selection (batch_copy), hits (emc, cls) */
+} count_cases[] = {
+    {"hash-nomask", SP_KERNEL_hash, KEYS, run_hash, 0},
+    {"hash-masked", SP_KERNEL_hash, KEYS, run_hash, 1},
+    {"copy-all", SP_KERNEL_batch_copy, 32, run_copy, 0},
+    {"copy-half", SP_KERNEL_batch_copy, 16, run_copy, 1},
+    {"copy-1in8", SP_KERNEL_batch_copy, 4, run_copy, 2},
+    {"emc-hit", SP_KERNEL_emc, KEYS, run_emc, 1},
+    {"emc-miss", SP_KERNEL_emc, KEYS, run_emc, 0},
+    {"cls-hit", SP_KERNEL_classifier, KEYS, run_cls, 1},
+    {"cls-miss", SP_KERNEL_classifier, KEYS, run_cls, 0},
+};
+
+static const uint32_t copy_selects[] = {UINT32_MAX, 0x55555555, 0x01010101};
+
+/* bench_kernels --count VARIANT ITERATIONS [CASE]. */
+static int
+count_mode(int argc, char **argv)
+{
+    static struct hash_case hc;
+    static struct copy_case cc;
+    static struct emc_case ec;
+    static struct cls_case clc;
+    struct sp_random rng = {1};
+    const struct sp_variant *v;
+    char *end;
+    unsigned long iterations;
+    unsigned ran = 0;
+
+    if (argc < 4 || argc > 5) {
+        fprintf(stderr, "usage: bench_kernels --count VARIANT ITERATIONS "
+                        "[CASE]\n");
+        return 2;
+    }
+    v = sp_variant_find(argv[2]);
+    if (!v || !sp_variant_supported(v)) {
+        fprintf(stderr, "bench_kernels: variant '%s' is %s\n", argv[2],
+                v ? "not supported by this CPU" : "not compiled");
+        return 2;
+    }
+    iterations = strtoul(argv[3], &end, 10);
+    if (!*argv[3] || *end || argv[3][0] == '-') {
+        fprintf(stderr, "bench_kernels: bad ITERATIONS '%s'\n", argv[3]);
+        return 2;
+    }
+    sp_random_fill(&rng, hc.keys, sizeof hc.keys);
+    memset(&hc.mask.blocks[1], 0xff, 40);
+    hc.fn = v->kernels->hash;
+    sp_random_fill(&rng, cc.src, sizeof cc.src);
+    cc.fn = v->kernels->batch_copy;
+    for (size_t k = 0; k < sizeof count_cases / sizeof *count_cases; k++) {
+        void *ctx = &hc;
+
+        if (argc == 5 && strcmp(argv[4], count_cases[k].name)) {
+            continue;
+        }
+        if (count_cases[k].kernel == SP_KERNEL_hash) {
+            hc.masked = count_cases[k].arg;
+        } else if (count_cases[k].kernel == SP_KERNEL_batch_copy) {
+            cc.select = copy_selects[count_cases[k].arg];
+            ctx = &cc;
+        } else if (count_cases[k].kernel == SP_KERNEL_emc) {
+            if (emc_setup(&ec, v->kernels->emc,
+                          sp_variant_get(0)->kernels->hash,
+                          count_cases[k].arg)) {
+                return 1;
+            }
+            ctx = &ec;
+        } else {
+            if (cls_setup(&clc, v->name, count_cases[k].arg)) {
+                return 1;
+            }
+            ctx = &clc;
+        }
+        for (unsigned long i = 0; i < iterations; i++) {
+            count_cases[k].run(ctx);
+        }
+        if (count_cases[k].kernel == SP_KERNEL_emc) {
+            sp_emc_destroy(&ec.emc);
+        } else if (count_cases[k].kernel == SP_KERNEL_classifier) {
+            sp_cls_destroy(clc.cls);
+        }
+        printf("%s %s %u items/iteration\n", count_cases[k].name, v->name,
+               count_cases[k].items);
+        ran++;
+    }
+    if (!ran) {
+        fprintf(stderr, "bench_kernels: unknown CASE '%s'; cases:", argv[4]);
+        for (size_t k = 0; k < sizeof count_cases / sizeof *count_cases; k++) {
+            fprintf(stderr, " %s", count_cases[k].name);
+        }
+        fprintf(stderr, "\n");
+        return 2;
+    }
+    return 0;
+}
+
 static void
 row(const char *kernel, const char *what, const char *variant, double ticks,
     unsigned items, double scalar)
@@ -73,6 +284,14 @@ main(int argc, char **argv)
         {"1 in 8", 0x01010101},
     };
 
+    if (argc > 1 && !strcmp(argv[1], "--count")) {
+        int rc;
+
+        rcu_register_thread();
+        rc = count_mode(argc, argv);
+        rcu_unregister_thread();
+        return rc;
+    }
     if (samples < 3) {
         samples = 3;
     }

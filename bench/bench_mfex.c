@@ -7,9 +7,17 @@
  * cannot learn one batch by heart; BATCHES 1 measures one batch in L1.
  * The variants take turns, one sample each (sp_bench_turns).
  * Usage: bench_mfex [SAMPLES [BATCHES]]
+ *
+ * Or, for instruction counts: bench_mfex --count VARIANT ITERATIONS
+ * [CASE] runs VARIANT's mfex on ITERATIONS batches of 32 packets of each
+ * case ("mixed", or a shape name as printed) or of CASE alone, cycling
+ * through 16 batches, and nothing else; the difference of two runs'
+ * instructions over that of their ITERATIONS x 32 is instructions per
+ * packet (docs/perf/arm.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "benchlib.h"
 #include "simdpath/dispatch.h"
@@ -68,6 +76,59 @@ fill(struct mfex_case *c, int shape, struct sp_random *rng)
     }
 }
 
+/* bench_mfex --count VARIANT ITERATIONS [CASE]. */
+static int
+count_mode(int argc, char **argv)
+{
+    static struct mfex_case mc;
+    struct sp_random rng = {1};
+    const struct sp_variant *v;
+    char *end;
+    unsigned long iterations;
+    unsigned ran = 0;
+
+    if (argc < 4 || argc > 5) {
+        fprintf(stderr,
+                "usage: bench_mfex --count VARIANT ITERATIONS [CASE]\n");
+        return 2;
+    }
+    v = sp_variant_find(argv[2]);
+    if (!v || !sp_variant_supported(v)) {
+        fprintf(stderr, "bench_mfex: variant '%s' is %s\n", argv[2],
+                v ? "not supported by this CPU" : "not compiled");
+        return 2;
+    }
+    iterations = strtoul(argv[3], &end, 10);
+    if (!*argv[3] || *end || argv[3][0] == '-') {
+        fprintf(stderr, "bench_mfex: bad ITERATIONS '%s'\n", argv[3]);
+        return 2;
+    }
+    mc.batches = BATCHES_MAX;
+    mc.fns[0] = v->kernels->mfex;
+    mc.n_fns = 1;
+    for (int shape = -1; shape < SP_PKTGEN_SHAPE_COUNT; shape++) {
+        const char *name = shape < 0 ? "mixed" : sp_pktgen_shape_name(shape);
+
+        /* Every case's packets are drawn, so that one case alone sees the
+         * same packets as in a run of all. */
+        fill(&mc, shape, &rng);
+        if (argc == 5 && strcmp(argv[4], name)) {
+            continue;
+        }
+        mc.next = 0;
+        for (unsigned long i = 0; i < iterations; i++) {
+            run_mfex(&mc, 0);
+        }
+        printf("%s %s %u items/iteration\n", name, v->name, SP_BATCH_MAX);
+        ran++;
+    }
+    if (!ran) {
+        fprintf(stderr, "bench_mfex: unknown CASE '%s'\n", argv[4]);
+        return 2;
+    }
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -76,6 +137,9 @@ main(int argc, char **argv)
     static struct mfex_case mc;
     struct sp_random rng = {1};
 
+    if (argc > 1 && !strcmp(argv[1], "--count")) {
+        return count_mode(argc, argv);
+    }
     if (samples < 3) {
         samples = 3;
     }
