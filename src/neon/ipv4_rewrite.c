@@ -6,7 +6,8 @@
  * the set's image, the checksum terms of every word at once as pairwise sums
  * of new minus those of old (see sp_ipv4_image), reduced by vaddv, and the
  * header stored back as 16 + 4 bytes. A set of addresses only works on their 8
- * bytes, as on x86.
+ * bytes, as on x86; a set of one word (the TTL or the TOS) is the scalar
+ * per-field code.
  */
 #include <arm_neon.h>
 
@@ -47,6 +48,12 @@ sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
     bool only_addrs;
     uint32_t expired = 0;
 
+    /* One header word (the TTL, dec_ttl, or the TOS alone): the per-field
+     * specification takes fewer instructions than the whole header in
+     * vectors (docs/perf/arm.md). */
+    if (!addrs && !set->tos_mask != !(set->ttl_mask || dec_ttl)) {
+        return sp_scalar_ipv4_rewrite(pkts, n, set);
+    }
     sp_ipv4_image_init(&im, set);
     only_addrs = im.hdr_words == im.l4_words;
     value = vld1q_u8(im.value);
