@@ -5,7 +5,8 @@
  * Usage: bench_kernels [SAMPLES]
  *
  * Or, for instruction counts: bench_kernels --count VARIANT ITERATIONS
- * [CASE] runs VARIANT's kernel ITERATIONS times on each case (or on CASE)
+ * [CASE] runs VARIANT's kernel ITERATIONS times on each case (hash, batch
+ * copy, EMC, classifier lookup, IPv4 rewrite; or on CASE alone)
  * and nothing else: no timing, no other variant. The difference of the
  * instructions two such runs execute, over the difference of their
  * ITERATIONS times the items per iteration (printed per case), is the
@@ -22,6 +23,7 @@
 #include "simdpath/classifier.h"
 #include "simdpath/dispatch.h"
 #include "simdpath/emc.h"
+#include "simdpath/pktgen.h"
 #include "simdpath/random.h"
 
 #define KEYS 32
@@ -155,13 +157,65 @@ cls_setup(struct cls_case *c, const char *variant, bool hit)
     return 0;
 }
 
+/* KEYS IPv4/UDP packets and a rewrite that sets, every time, the same
+ * fields to the same values (dec_ttl would change the packets' path as
+ * their TTLs ran out). */
+struct rewrite_case {
+    sp_ipv4_rewrite_fn *fn;
+    uint8_t bytes[KEYS][SP_PKTGEN_MAX];
+    struct sp_packet pkts[KEYS];
+    struct sp_packet *ptrs[KEYS];
+    struct sp_ipv4_set set;
+};
+
+static void
+run_rewrite(void *ctx)
+{
+    struct rewrite_case *c = ctx;
+
+    c->fn(c->ptrs, KEYS, &c->set);
+    __asm__ volatile("" ::"r"(c->bytes) : "memory");
+}
+
+/* Sets of rewrite cases: the TTL; both addresses; TOS, TTL and both. */
+static void
+rewrite_setup(struct rewrite_case *c, sp_ipv4_rewrite_fn *fn, int which)
+{
+    struct sp_random rng = {13};
+
+    c->fn = fn;
+    for (unsigned i = 0; i < KEYS; i++) {
+        c->pkts[i] = (struct sp_packet){
+            .data = c->bytes[i],
+            .len = (uint32_t)sp_pktgen(SP_PKTGEN_IPV4_UDP, &rng, c->bytes[i]),
+            .l3_ofs = 14,
+            .l4_ofs = 34,
+        };
+        c->ptrs[i] = &c->pkts[i];
+    }
+    c->set = (struct sp_ipv4_set){.ttl = 64, .ttl_mask = 0xff};
+    if (which >= 1) {
+        c->set.src = 0x0100000a;
+        c->set.src_mask = UINT32_MAX;
+        c->set.dst = 0x0200000a;
+        c->set.dst_mask = UINT32_MAX;
+        c->set.ttl_mask = 0;
+    }
+    if (which == 2) {
+        c->set.tos = 0x28;
+        c->set.tos_mask = 0xfc;
+        c->set.ttl_mask = 0xff;
+    }
+}
+
 /* The cases of --count: name, items per iteration, and how to run one. */
 static const struct {
     const char *name;
     enum sp_kernel_id kernel;
     unsigned items;
     void (*run)(void *ctx);
-    int arg; /* masked (hash), selection (batch_copy), hits (emc, cls) */
+    int arg; /* masked (hash), selection (batch_copy), hits (emc, cls),
+              * set (ipv4_rewrite) */
 } count_cases[] = {
     {"hash-nomask", SP_KERNEL_hash, KEYS, run_hash, 0},
     {"hash-masked", SP_KERNEL_hash, KEYS, run_hash, 1},
@@ -172,6 +226,9 @@ static const struct {
     {"emc-miss", SP_KERNEL_emc, KEYS, run_emc, 0},
     {"cls-hit", SP_KERNEL_classifier, KEYS, run_cls, 1},
     {"cls-miss", SP_KERNEL_classifier, KEYS, run_cls, 0},
+    {"ipv4-ttl", SP_KERNEL_ipv4_rewrite, KEYS, run_rewrite, 0},
+    {"ipv4-addrs", SP_KERNEL_ipv4_rewrite, KEYS, run_rewrite, 1},
+    {"ipv4-tos-ttl-addrs", SP_KERNEL_ipv4_rewrite, KEYS, run_rewrite, 2},
 };
 
 static const uint32_t copy_selects[] = {UINT32_MAX, 0x55555555, 0x01010101};
@@ -184,6 +241,7 @@ count_mode(int argc, char **argv)
     static struct copy_case cc;
     static struct emc_case ec;
     static struct cls_case clc;
+    static struct rewrite_case rc;
     struct sp_random rng = {1};
     const struct sp_variant *v;
     char *end;
@@ -229,6 +287,9 @@ count_mode(int argc, char **argv)
                 return 1;
             }
             ctx = &ec;
+        } else if (count_cases[k].kernel == SP_KERNEL_ipv4_rewrite) {
+            rewrite_setup(&rc, v->kernels->ipv4_rewrite, count_cases[k].arg);
+            ctx = &rc;
         } else {
             if (cls_setup(&clc, v->name, count_cases[k].arg)) {
                 return 1;
