@@ -16,7 +16,7 @@
 
 /* Chunk c of the packet (bytes 16c..16c+15); bytes past len are zero.
  * len >= 16. */
-static inline uint8x16_t
+static inline __attribute__((always_inline)) uint8x16_t
 load_chunk(const uint8_t *p, uint32_t len, uint32_t c)
 {
     uint32_t start = 16 * c;
@@ -37,15 +37,19 @@ struct loaded_profile {
     uint8x16_t perm[4], keep[4], set[4];
 };
 
-static inline struct loaded_profile
+static inline __attribute__((always_inline)) struct loaded_profile
 load_profile(const struct sp_mfex_profile *prof)
 {
     struct loaded_profile lp;
 
+    /* Unrolled, here and below: a loop kept the profile on the stack and
+     * rebuilt the table tuple of every tbl. */
+#pragma GCC unroll 4
     for (unsigned q = 0; q < 2; q++) {
         lp.probe_mask[q] = vld1q_u8(prof->probe_mask + 16 * q);
         lp.probe_value[q] = vld1q_u8(prof->probe_value + 16 * q);
     }
+#pragma GCC unroll 4
     for (unsigned q = 0; q < 4; q++) {
         lp.perm[q] = vld1q_u8(prof->perm + 16 * q);
         lp.keep[q] = vld1q_u8(prof->keep + 16 * q);
@@ -54,11 +58,12 @@ load_profile(const struct sp_mfex_profile *prof)
     return lp;
 }
 
-static inline bool
+static inline __attribute__((always_inline)) bool
 probe_matches(const struct loaded_profile *lp, const uint8_t *p)
 {
     uint8x16_t eq = vdupq_n_u8(0xff);
 
+#pragma GCC unroll 4
     for (unsigned q = 0; q < 2; q++) {
         uint8x16_t head = vandq_u8(vld1q_u8(p + 16 * q), lp->probe_mask[q]);
 
@@ -69,7 +74,7 @@ probe_matches(const struct loaded_profile *lp, const uint8_t *p)
 
 /* Each 16 bytes of the key: one tbl over the window's first 64 bytes, and
  * one tbx over the fifth chunk for the shapes that read it. */
-static inline void
+static inline __attribute__((always_inline)) void
 build_key(const struct loaded_profile *lp, unsigned shape,
           const struct sp_packet *pkt, struct sp_flow_key *key)
 {
@@ -80,6 +85,7 @@ build_key(const struct loaded_profile *lp, unsigned shape,
     uint8x16x4_t w;
     uint8x16_t tail = vdupq_n_u8(0);
 
+#pragma GCC unroll 4
     for (uint32_t c = 0; c < 4; c++) {
         w.val[c] = c >= chunks          ? vdupq_n_u8(0)
                    : len >= 16 * c + 16 ? vld1q_u8(p + 16 * c)
@@ -88,6 +94,7 @@ build_key(const struct loaded_profile *lp, unsigned shape,
     if (chunks > 4) {
         tail = load_chunk(p, len, 4);
     }
+#pragma GCC unroll 4
     for (unsigned q = 0; q < 4; q++) {
         uint8x16_t k = vqtbl4q_u8(w, lp->perm[q]);
 
