@@ -16,21 +16,19 @@
 #include "dispatch/isa.h"
 #include "generic/batch_copy.h"
 
-uint32_t
-sp_sve_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
+/* The selection of 'total' pointers in 'pending', by vectors. Not inlined,
+ * so that the bit scan's path sets none of it up. */
+static __attribute__((noinline)) uint32_t
+copy_vectors(void **dst, void *const *src, uint32_t n, uint32_t pending,
+             uint32_t total)
 {
     const svbool_t all = svptrue_b64();
     /* Lane l's bit of the selection, shifted down to the vector. */
     const svuint64_t bit = svlsl_u64_x(all, svdup_n_u64(1), svindex_u64(0, 1));
-    uint32_t pending = select & sp_batch_lanes(n);
-    uint32_t total = (uint32_t)__builtin_popcount(pending);
     uint32_t step = (uint32_t)svcntd(), count = 0;
     /* The selection bits of a whole vector (step <= 32). */
     uint32_t full = sp_batch_lanes(step);
 
-    if (total * 4 < n * 3) {
-        return sp_copy_selected(dst, src, pending);
-    }
     if (total == n) {
         /* All selected (a whole group to one port): a plain copy, two
          * vectors a round. */
@@ -66,4 +64,16 @@ sp_sve_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
         count += got;
     }
     return count;
+}
+
+uint32_t
+sp_sve_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
+{
+    uint32_t pending = select & sp_batch_lanes(n);
+    uint32_t total = (uint32_t)__builtin_popcount(pending);
+
+    if (total * 4 < n * 3) {
+        return sp_copy_selected(dst, src, pending);
+    }
+    return copy_vectors(dst, src, n, pending, total);
 }
