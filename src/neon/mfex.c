@@ -96,7 +96,15 @@ build_key(const struct loaded_profile *lp, unsigned shape,
     }
 #pragma GCC unroll 4
     for (unsigned q = 0; q < 4; q++) {
-        uint8x16_t k = vqtbl4q_u8(w, lp->perm[q]);
+        /* A table of the chunks the shape reads (an index past them gives
+         * zero as one past 64 does): no zero registers to keep. */
+        uint8x16_t k =
+            chunks <= 2
+                ? vqtbl2q_u8((uint8x16x2_t){{w.val[0], w.val[1]}}, lp->perm[q])
+            : chunks == 3
+                ? vqtbl3q_u8((uint8x16x3_t){{w.val[0], w.val[1], w.val[2]}},
+                             lp->perm[q])
+                : vqtbl4q_u8(w, lp->perm[q]);
 
         if (chunks > 4) {
             k = vqtbx1q_u8(k, tail, vsubq_u8(lp->perm[q], window_base));
