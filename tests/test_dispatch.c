@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__aarch64__)
+#include <sys/prctl.h>
+#endif
 
 #include "simdpath/cpu.h"
 #include "simdpath/emc.h"
@@ -314,6 +317,28 @@ test_max_simd(void **state)
     }
 }
 
+/* sve's width, which --max-simd caps, is the vector length the kernel
+ * gives this process (as the OS reports it, not as SVE code reads it). */
+static void
+test_sve_width(void **state)
+{
+    (void)state;
+    const struct sp_variant *v = sp_variant_find("sve");
+
+    if (!v || !sp_variant_supported(v)) {
+        assert_true(!v || v->width == 128);
+        return;
+    }
+#if defined(__aarch64__) && defined(PR_SVE_GET_VL)
+    int vl = prctl(PR_SVE_GET_VL);
+
+    assert_true(vl > 0);
+    assert_int_equal(v->width, (unsigned)(vl & PR_SVE_VL_LEN_MASK) * 8);
+#else
+    fail_msg("sve supported but the vector length cannot be read");
+#endif
+}
+
 /* A variant that is wrong on purpose: the second packet's status off by
  * one, one hash bit flipped, and the last selected pointer dropped. */
 static void
@@ -556,6 +581,7 @@ main(void)
         cmocka_unit_test_setup(test_unsupported_variant, reset),
         cmocka_unit_test_setup(test_selection_under_hidden_features, reset),
         cmocka_unit_test_setup(test_max_simd, reset),
+        cmocka_unit_test_setup(test_sve_width, reset),
         cmocka_unit_test_setup(test_autovalidate_catches_broken, reset),
     };
 
