@@ -33,6 +33,7 @@
 
 #include "bench_rules.h"
 #include "benchlib.h"
+#include "datapath/cls_layout.h"
 #include "simdpath/emc.h"
 #include "simdpath/random.h"
 

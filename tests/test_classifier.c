@@ -12,7 +12,7 @@
 #include <string.h>
 #include <urcu-qsbr.h>
 
-#include "simdpath/classifier.h"
+#include "datapath/cls_layout.h"
 #include "simdpath/random.h"
 #include "testlib.h"
 

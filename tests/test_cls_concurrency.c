@@ -21,6 +21,7 @@
 #include <time.h>
 #include <urcu-qsbr.h>
 
+#include "datapath/cls_layout.h"
 #include "simdpath/emc.h"
 #include "simdpath/random.h"
 #include "testlib.h"

@@ -18,7 +18,8 @@
 #include "simdpath/mfex.h"
 #include "simdpath/packet.h"
 
-/* Table layouts the lookup kernels read (emc.h, classifier.h). */
+/* Table layouts the lookup kernels read (emc.h; the classifier's are private
+ * to the library, in src/datapath/cls_layout.h). */
 struct sp_emc;
 struct sp_rule;
 struct sp_cls_subtable;

@@ -282,7 +282,8 @@ round_classifier(struct sp_random *rng, const struct tables *t)
     st = t->subtables[r];
     n = lookup_keys(rng, t, st, keys);
     SP_KERNEL(classifier)
-    (st, st->buckets, keys, n, (uint32_t)sp_random_next(rng), rules);
+    (st, sp_cls_subtable_buckets(st), keys, n, (uint32_t)sp_random_next(rng),
+     rules);
 }
 
 /* Prints one line per kernel and variant; returns the mismatches. */

@@ -22,7 +22,7 @@
  *
  * Instantiated by src/neon/classifier.c and, through src/x86/classifier.h,
  * src/avx2/classifier.c and src/avx512/classifier.c. Caller in the
- * datapath: sp_cls_lookup (src/datapath/classifier.c), through
+ * datapath: sp_cls_lookup (src/datapath/cls_lookup.c), through
  * SP_KERNEL(classifier), once per subtable in priority order, for the
  * keys sp_emc_cls_lookup (src/datapath/emc.c) did not find in the EMC.
  */
@@ -31,7 +31,7 @@
 
 #include <stdbool.h>
 
-#include "simdpath/classifier.h"
+#include "datapath/cls_layout.h"
 
 /* Bit s set when signature s of bucket b equals hash. */
 typedef uint32_t sp_cls_sig_match_fn(const struct sp_cls_bucket *b,

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The batch lookup: the classifier kernel over the subtables in search
+ * order, stopping once every key's best rule outranks what is left; and
+ * the hit counts it keeps, one stripe per looking-up thread.
+ */
+#include <limits.h>
+#include <urcu-qsbr.h>
+
+#include "datapath/cls_internal.h"
+
+uint64_t
+sp_cls_subtable_hits(const struct sp_cls_subtable *st)
+{
+    uint64_t sum = 0;
+
+    for (unsigned i = 0; i < SP_CLS_HIT_STRIPES; i++) {
+        sum += __atomic_load_n(&st->hits[i].n, __ATOMIC_RELAXED);
+    }
+    return sum;
+}
+
+/* The calling thread's stripe of the hit counts: threads take them in
+ * turn as they first look up. */
+static unsigned
+hit_stripe(void)
+{
+    static unsigned next;
+    static _Thread_local unsigned mine = UINT_MAX;
+
+    if (__builtin_expect(mine == UINT_MAX, 0)) {
+        mine = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) %
+               SP_CLS_HIT_STRIPES;
+    }
+    return mine;
+}
+
+/* The stripes are changed with a load and a store, no locked add: a
+ * stripe is one thread's alone unless more threads than stripes look up,
+ * and sp_cls_sort() halves them while lookups count. A count or a halving
+ * lost then only shifts a hint. */
+static inline void
+count_hits(struct sp_cls_subtable *st, unsigned stripe, uint64_t hits)
+{
+    uint64_t *count = &st->hits[stripe].n;
+
+    __atomic_store_n(count, __atomic_load_n(count, __ATOMIC_RELAXED) + hits,
+                     __ATOMIC_RELAXED);
+}
+
+void
+sp_cls_halve_hits(struct sp_cls_subtable *st)
+{
+    for (unsigned i = 0; i < SP_CLS_HIT_STRIPES; i++) {
+        uint64_t *count = &st->hits[i].n;
+
+        __atomic_store_n(count, __atomic_load_n(count, __ATOMIC_RELAXED) / 2,
+                         __ATOMIC_RELAXED);
+    }
+}
+
+uint32_t
+sp_cls_lookup(const struct sp_cls *cls, const struct sp_flow_key *keys,
+              uint32_t n, uint32_t todo, const struct sp_rule **rules)
+{
+    const struct sp_cls_order *o = rcu_dereference(cls->order);
+    sp_classifier_fn *lookup = SP_KERNEL(classifier);
+    unsigned stripe = hit_stripe();
+    uint32_t found = 0, done = 0;
+
+    todo &= sp_batch_lanes(n);
+    for (uint32_t j = 0; j < o->n; j++) {
+        const struct sp_rule *got[SP_BATCH_MAX];
+        struct sp_cls_subtable *st = o->e[j].st;
+        uint32_t hit, need;
+
+        /* A key is done once its best rule outranks every rule left:
+         * equal priorities go on, an earlier-inserted rule may follow.
+         * A key's best is at most the highest priority searched, so that
+         * can happen only where the highest priority falls, and only
+         * there are the rules read (a line each, from memory in large
+         * tables, for as many keys as were found). */
+        if (j && o->e[j].max_priority != o->e[j - 1].max_priority) {
+            for (uint32_t p = found & ~done; p; p &= p - 1) {
+                unsigned i = (unsigned)__builtin_ctz(p);
+
+                if (rules[i]->priority > o->e[j].max_priority) {
+                    done |= UINT32_C(1) << i;
+                }
+            }
+        }
+        need = todo & ~done;
+        if (!need) {
+            break;
+        }
+        hit = lookup(st, rcu_dereference(st->buckets), keys, n, need, got);
+        if (hit) {
+            count_hits(st, stripe, (uint64_t)__builtin_popcount(hit));
+        }
+        for (uint32_t p = hit; p; p &= p - 1) {
+            unsigned i = (unsigned)__builtin_ctz(p);
+
+            if (!(found & (UINT32_C(1) << i)) || precedes(got[i], rules[i])) {
+                rules[i] = got[i];
+            }
+        }
+        found |= hit;
+    }
+    return found;
+}
