@@ -57,6 +57,39 @@ oracle(const struct model *m, const struct sp_flow_key *key)
     return best;
 }
 
+static int
+by_precedence(const void *a, const void *b)
+{
+    const struct sp_rule *x = *(const struct sp_rule *const *)a;
+    const struct sp_rule *y = *(const struct sp_rule *const *)b;
+
+    if (x->priority != y->priority) {
+        return x->priority > y->priority ? -1 : 1;
+    }
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* sp_cls_rules lists the model's rules, each once, in precedence order. */
+static void
+check_listing(struct sp_cls *cls, const struct model *m)
+{
+    const struct sp_rule **want = malloc((m->n + 1) * sizeof *want);
+    const struct sp_rule **got = sp_cls_rules(cls);
+
+    assert_non_null(want);
+    assert_non_null(got);
+    if (m->n) {
+        memcpy(want, m->rules, m->n * sizeof *want);
+    }
+    qsort(want, m->n, sizeof *want, by_precedence);
+    for (uint32_t i = 0; i < m->n; i++) {
+        assert_ptr_equal(got[i], want[i]);
+    }
+    assert_null(got[m->n]);
+    free(want);
+    free((void *)got);
+}
+
 /* Inserts a random rule of one of n_shapes shapes built on a random key. */
 static void
 add_random_rule(struct sp_cls *cls, struct model *m, struct sp_random *rng,
@@ -236,17 +269,20 @@ test_random_against_oracle(void **state)
                             cases[c].priorities);
         }
         assert_int_equal(sp_cls_rule_count(cls), m.n);
+        check_listing(cls, &m);
         check_kernels(cls, &rng);
         check_lookups(cls, &m, &rng, 40);
         /* Removals (and emptied subtables), then a reorder by hits. */
         remove_random(cls, &m, &rng, m.n / 2 + 1);
         assert_int_equal(sp_cls_rule_count(cls), m.n);
+        check_listing(cls, &m);
         check_lookups(cls, &m, &rng, 20);
         sp_cls_sort(cls);
         check_kernels(cls, &rng);
         check_lookups(cls, &m, &rng, 20);
         remove_random(cls, &m, &rng, m.n);
         assert_int_equal(sp_cls_subtable_count(cls), 0);
+        check_listing(cls, &m);
         check_lookups(cls, &m, &rng, 2);
         sp_cls_destroy(cls);
         free(m.rules);

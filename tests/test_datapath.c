@@ -672,6 +672,41 @@ test_flow_file_line_ends(void **state)
                       ":3:5: invalid value 'x'");
 }
 
+/* The dump lists rules by priority, then in the order they were added,
+ * across subtables, without the deleted ones. */
+static void
+test_flow_dump_order(void **state)
+{
+    (void)state;
+    static const char *const rules[] = {
+        "priority=5,ip,nw_dst=10.0.0.1,actions=drop",
+        "priority=9,ip,nw_dst=10.0.0.2,actions=drop",
+        "priority=5,ip,nw_src=10.0.0.5,actions=drop",
+        "priority=5,ip,nw_dst=10.0.0.3,actions=drop",
+        "priority=1,actions=drop",
+        "priority=9,ip,nw_src=10.0.0.4,actions=drop",
+        NULL,
+    };
+    struct sp_dp *dp = make_dp(rules, 1);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    struct sp_err err;
+
+    assert_int_equal(sp_dp_flow_del(dp, "priority=9,ip,nw_dst=10.0.0.2", &err),
+                     0);
+    assert_int_equal(sp_dp_flows_dump(dp, out), 0);
+    fclose(out);
+    assert_string_equal(text, "priority=9,ip,nw_src=10.0.0.4,actions=drop\n"
+                              "priority=5,ip,nw_dst=10.0.0.1,actions=drop\n"
+                              "priority=5,ip,nw_src=10.0.0.5,actions=drop\n"
+                              "priority=5,ip,nw_dst=10.0.0.3,actions=drop\n"
+                              "priority=1,actions=drop\n");
+    assert_int_equal(sp_dp_flow_count(dp), 5);
+    free(text);
+    sp_dp_destroy(dp);
+}
+
 static void
 test_flow_dump_round_trip(void **state)
 {
@@ -685,7 +720,7 @@ test_flow_dump_round_trip(void **state)
     char *line, *save = NULL;
     struct sp_err err;
 
-    sp_dp_flows_dump(dp, out);
+    assert_int_equal(sp_dp_flows_dump(dp, out), 0);
     fclose(out);
     assert_non_null(strstr(text, "priority=30,"));
     again = make_dp(none, 1);
@@ -712,6 +747,7 @@ main(void)
         cmocka_unit_test(test_changes_under_traffic),
         cmocka_unit_test(test_flow_file_errors),
         cmocka_unit_test(test_flow_file_line_ends),
+        cmocka_unit_test(test_flow_dump_order),
         cmocka_unit_test(test_flow_dump_round_trip),
     };
 

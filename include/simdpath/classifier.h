@@ -118,6 +118,13 @@ const struct sp_cls_subtable *sp_cls_subtable_at(const struct sp_cls *cls,
 const struct sp_cls_buckets *
 sp_cls_subtable_buckets(const struct sp_cls_subtable *st);
 
+/* Every rule, in precedence order (highest priority first, then the
+ * earliest inserted), in a new NULL-terminated array the caller frees;
+ * NULL on no memory. The rules stay valid until they are removed: a
+ * caller that removes rules on another thread keeps it from doing so
+ * while it uses them (sp_dp does). */
+const struct sp_rule **sp_cls_rules(struct sp_cls *cls);
+
 /* Bumped after every insert and remove: an EMC entry made under an older
  * generation is never used. */
 uint64_t sp_cls_generation(const struct sp_cls *cls);

@@ -105,7 +105,9 @@ int sp_dp_flow_del(struct sp_dp *dp, const char *match, struct sp_err *err);
  * err->column, shown by sp_err_text(err, path, ...) as "FILE:LINE:COLUMN:
  * what"; one about the file as a whole names it in err->msg. */
 int sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err);
-void sp_dp_flows_dump(struct sp_dp *dp, FILE *out);
+/* Prints every rule as sp_dp_flow_add takes it, in precedence order
+ * (highest priority first, then the earliest added); -1 on no memory. */
+int sp_dp_flows_dump(struct sp_dp *dp, FILE *out);
 unsigned sp_dp_flow_count(struct sp_dp *dp);
 
 /* Housekeeping, about once a second from a control thread: subtables are

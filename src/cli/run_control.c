@@ -154,8 +154,10 @@ ctl_flow_del(const char *args, FILE *out, void *ctx, struct sp_err *err)
 static int
 ctl_flow_dump(const char *args, FILE *out, void *ctx, struct sp_err *err)
 {
-    (void)args, (void)err;
-    sp_dp_flows_dump(ctx, out);
+    (void)args;
+    if (sp_dp_flows_dump(ctx, out)) {
+        return sp_err_set(err, "out of memory for the list of rules");
+    }
     return 0;
 }
 

@@ -122,25 +122,48 @@ fail:
     return NULL;
 }
 
+typedef void rule_fn(const struct sp_rule *rule, void *aux);
+
+/* Calls fn on every rule of st: each slot's, then those queued behind it
+ * (fn may free the rule). */
+static void
+for_each_rule(const struct sp_cls_subtable *st, rule_fn *fn, void *aux)
+{
+    const struct sp_cls_buckets *b = st->buckets;
+
+    for (uint32_t i = 0; i < sp_cls_bucket_count(b); i++) {
+        for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
+            const struct sp_rule *r = sp_cls_bucket_at(b, i)->rules[s];
+
+            while (r) {
+                const struct sp_rule *next = node_of(r)->next_same;
+
+                fn(r, aux);
+                r = next;
+            }
+        }
+    }
+}
+
+static void
+count_priority(const struct sp_rule *r, void *aux)
+{
+    struct sp_cls_subtable *st = aux;
+
+    if (!st->n_at_max || r->priority > st->max_priority) {
+        st->max_priority = r->priority;
+        st->n_at_max = 0;
+    }
+    st->n_at_max += r->priority == st->max_priority;
+}
+
 /* Recomputes max_priority and n_at_max from every rule of st. */
 static void
 recount_priorities(struct sp_cls_subtable *st)
 {
     st->max_priority = 0;
     st->n_at_max = 0;
-    for (uint32_t i = 0; i < sp_cls_bucket_count(st->buckets); i++) {
-        for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
-            for (const struct sp_rule *r =
-                     sp_cls_bucket_at(st->buckets, i)->rules[s];
-                 r; r = node_of(r)->next_same) {
-                if (!st->n_at_max || r->priority > st->max_priority) {
-                    st->max_priority = r->priority;
-                    st->n_at_max = 0;
-                }
-                st->n_at_max += r->priority == st->max_priority;
-            }
-        }
-    }
+    for_each_rule(st, count_priority, st);
 }
 
 void
@@ -266,6 +289,54 @@ sp_cls_subtable_buckets(const struct sp_cls_subtable *st)
     return rcu_dereference(st->buckets);
 }
 
+struct listing {
+    const struct sp_rule **rules;
+    uint32_t n;
+};
+
+static void
+list_rule(const struct sp_rule *r, void *aux)
+{
+    struct listing *l = aux;
+
+    l->rules[l->n++] = r;
+}
+
+static int
+compare_precedence(const void *a, const void *b)
+{
+    const struct sp_rule *x = *(const struct sp_rule *const *)a;
+    const struct sp_rule *y = *(const struct sp_rule *const *)b;
+
+    return precedes(x, y) ? -1 : precedes(y, x);
+}
+
+const struct sp_rule **
+sp_cls_rules(struct sp_cls *cls)
+{
+    struct listing l = {NULL, 0};
+
+    pthread_mutex_lock(&cls->lock);
+    l.rules = malloc(((size_t)cls->n_rules + 1) * sizeof *l.rules);
+    if (l.rules) {
+        for (uint32_t i = 0; i < cls->order->n; i++) {
+            for_each_rule(cls->order->e[i].st, list_rule, &l);
+        }
+        l.rules[l.n] = NULL;
+    }
+    pthread_mutex_unlock(&cls->lock);
+    if (l.rules) {
+        qsort(l.rules, l.n, sizeof *l.rules, compare_precedence);
+    }
+    return l.rules;
+}
+
+static void
+free_rule(const struct sp_rule *r, void *cls)
+{
+    sp_cls_free_rule(cls, node_of(r));
+}
+
 void
 sp_cls_destroy(struct sp_cls *cls)
 {
@@ -276,19 +347,7 @@ sp_cls_destroy(struct sp_cls *cls)
     for (uint32_t i = 0; i < cls->order->n; i++) {
         struct sp_cls_subtable *st = cls->order->e[i].st;
 
-        for (uint32_t b = 0; b < sp_cls_bucket_count(st->buckets); b++) {
-            for (unsigned s = 0; s < SP_CLS_SLOTS; s++) {
-                const struct sp_rule *r =
-                    sp_cls_bucket_at(st->buckets, b)->rules[s];
-
-                while (r) {
-                    const struct sp_rule *next = node_of(r)->next_same;
-
-                    sp_cls_free_rule(cls, node_of(r));
-                    r = next;
-                }
-            }
-        }
+        for_each_rule(st, free_rule, cls);
         free(st->buckets);
         free(st);
     }

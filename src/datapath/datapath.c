@@ -75,12 +75,10 @@ struct pmd {
 struct sp_dp {
     struct sp_dp_config config;
     const struct sp_io_ops *io;
-    struct sp_cls *cls;
-    /* Every rule, for dumps (the classifier does not list its rules);
-     * flows_lock guards the array, the classifier locks itself. */
-    pthread_mutex_t flows_lock;
-    const struct sp_rule **flows;
-    unsigned n_flows, flows_cap;
+    struct sp_cls *cls; /* the rules; it locks itself */
+    /* Held by flow-del and flow-dump, so that no rule is removed (and
+     * freed) while a dump prints it. */
+    pthread_mutex_t del_lock;
     struct pmd *pmds[SP_DP_MAX_PMDS];
     volatile bool stop;
     uint64_t clear_gen;    /* bumped by sp_dp_stats_clear() */
@@ -382,7 +380,7 @@ sp_dp_create(const struct sp_dp_config *config, const struct sp_io_ops *io,
     }
     dp->config = *config;
     dp->io = io;
-    pthread_mutex_init(&dp->flows_lock, NULL);
+    pthread_mutex_init(&dp->del_lock, NULL);
     dp->cls = sp_cls_create(free_actions);
     if (!dp->cls) {
         sp_err_set(err, "out of memory for the classifier");
@@ -414,8 +412,7 @@ sp_dp_destroy(struct sp_dp *dp)
     if (dp->cls) {
         sp_cls_destroy(dp->cls); /* frees every rule's actions */
     }
-    free(dp->flows);
-    pthread_mutex_destroy(&dp->flows_lock);
+    pthread_mutex_destroy(&dp->del_lock);
     free(dp);
 }
 
@@ -434,7 +431,6 @@ sp_dp_flow_add(struct sp_dp *dp, const char *text, struct sp_err *err)
 {
     struct sp_flow_spec spec;
     struct sp_actions *actions;
-    const struct sp_rule *rule;
 
     if (sp_flow_parse_match(text, &spec, err)) {
         return -1;
@@ -454,26 +450,7 @@ sp_dp_flow_add(struct sp_dp *dp, const char *text, struct sp_err *err)
         }
         return -1;
     }
-    pthread_mutex_lock(&dp->flows_lock);
-    if (dp->n_flows == dp->flows_cap) {
-        unsigned cap = dp->flows_cap ? 2 * dp->flows_cap : 64;
-        const struct sp_rule **grown = realloc(dp->flows, cap * sizeof *grown);
-
-        if (!grown) {
-            pthread_mutex_unlock(&dp->flows_lock);
-            sp_actions_free(actions);
-            return sp_err_set_at(err, 1, "out of memory for rule %u",
-                                 dp->n_flows + 1);
-        }
-        dp->flows = grown;
-        dp->flows_cap = cap;
-    }
-    rule = sp_cls_insert(dp->cls, &spec.match, spec.priority, actions, err);
-    if (rule) {
-        dp->flows[dp->n_flows++] = rule;
-    }
-    pthread_mutex_unlock(&dp->flows_lock);
-    if (!rule) {
+    if (!sp_cls_insert(dp->cls, &spec.match, spec.priority, actions, err)) {
         sp_actions_free(actions);
         if (err) {
             err->column = 1;
@@ -493,7 +470,7 @@ sp_dp_flow_del(struct sp_dp *dp, const char *text, struct sp_err *err)
     if (sp_flow_parse_match(text, &spec, err)) {
         return -1;
     }
-    pthread_mutex_lock(&dp->flows_lock);
+    pthread_mutex_lock(&dp->del_lock);
     rule = sp_cls_find(dp->cls, &spec.match, spec.priority);
     if (!rule) {
         rc = sp_err_set_at(err, 1,
@@ -501,16 +478,10 @@ sp_dp_flow_del(struct sp_dp *dp, const char *text, struct sp_err *err)
                            "(flow-dump lists them)",
                            spec.priority);
     } else {
-        for (unsigned i = 0; i < dp->n_flows; i++) {
-            if (dp->flows[i] == rule) {
-                dp->flows[i] = dp->flows[--dp->n_flows];
-                break;
-            }
-        }
         /* The actions go with the rule, after a grace period. */
         sp_cls_remove(dp->cls, rule);
     }
-    pthread_mutex_unlock(&dp->flows_lock);
+    pthread_mutex_unlock(&dp->del_lock);
     return rc;
 }
 
@@ -576,28 +547,15 @@ sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err)
     return rc;
 }
 
-static int
-compare_flows(const void *a, const void *b)
-{
-    const struct sp_rule *x = *(const struct sp_rule *const *)a;
-    const struct sp_rule *y = *(const struct sp_rule *const *)b;
-
-    if (x->priority != y->priority) {
-        return x->priority > y->priority ? -1 : 1;
-    }
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-void
+int
 sp_dp_flows_dump(struct sp_dp *dp, FILE *out)
 {
-    pthread_mutex_lock(&dp->flows_lock);
-    /* No rule added yet: flows is NULL, which qsort may not take. */
-    if (dp->n_flows) {
-        qsort(dp->flows, dp->n_flows, sizeof *dp->flows, compare_flows);
-    }
-    for (unsigned i = 0; i < dp->n_flows; i++) {
-        const struct sp_rule *r = dp->flows[i];
+    const struct sp_rule **rules;
+
+    pthread_mutex_lock(&dp->del_lock);
+    rules = sp_cls_rules(dp->cls);
+    for (unsigned i = 0; rules && rules[i]; i++) {
+        const struct sp_rule *r = rules[i];
         char match[1024];
         int len = sp_actions_format(r->actions, NULL, 0);
         char *actions = malloc((size_t)len + 1);
@@ -611,18 +569,18 @@ sp_dp_flows_dump(struct sp_dp *dp, FILE *out)
                 match[0] ? "," : "", match, actions ? actions : "");
         free(actions);
     }
-    pthread_mutex_unlock(&dp->flows_lock);
+    pthread_mutex_unlock(&dp->del_lock);
+    if (!rules) {
+        return -1;
+    }
+    free(rules);
+    return 0;
 }
 
 unsigned
 sp_dp_flow_count(struct sp_dp *dp)
 {
-    unsigned n;
-
-    pthread_mutex_lock(&dp->flows_lock);
-    n = dp->n_flows;
-    pthread_mutex_unlock(&dp->flows_lock);
-    return n;
+    return sp_cls_rule_count(dp->cls);
 }
 
 /* ---- counters ---- */
