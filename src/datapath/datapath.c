@@ -80,8 +80,8 @@ struct sp_dp {
      * freed) while a dump prints it. */
     pthread_mutex_t del_lock;
     struct pmd *pmds[SP_DP_MAX_PMDS];
-    volatile bool stop;
-    uint64_t clear_gen;    /* bumped by sp_dp_stats_clear() */
+    bool stop;          /* atomic: set by sp_dp_stop, read by every PMD loop */
+    uint64_t clear_gen; /* bumped by sp_dp_stats_clear() */
     unsigned running_pmds; /* PMD loops running now */
 };
 
