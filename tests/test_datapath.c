@@ -487,6 +487,25 @@ test_lost_and_uncopied_are_counted(void **state)
     sim_reset();
 }
 
+/* The counters' names of the drop reasons, in order: what counters-show
+ * and telemetry print. */
+static void
+test_drop_names(void **state)
+{
+    (void)state;
+    static const char *const names[] = {
+        "action",    "no_output",   "ttl",      "no_port",    "tx_full",
+        "no_buffer", "no_headroom", "no_match", "tx_refused", "too_long",
+    };
+
+    assert_int_equal(SP_DP_DROP_COUNT, sizeof names / sizeof names[0]);
+    for (unsigned r = 0; r < SP_DP_DROP_COUNT; r++) {
+        assert_string_equal(sp_dp_drop_name(r), names[r]);
+    }
+    assert_string_equal(sp_dp_drop_name(SP_DP_DROP_COUNT), "?");
+    assert_int_equal(SP_DP_DROP_NO_BUFFER, SP_DROP_NO_BUFFER);
+}
+
 /* Rules and kernels change while a PMD forwards endless traffic. */
 static void
 test_changes_under_traffic(void **state)
@@ -747,6 +766,7 @@ main(void)
         cmocka_unit_test(test_changes_under_traffic),
         cmocka_unit_test(test_flow_file_errors),
         cmocka_unit_test(test_flow_file_line_ends),
+        cmocka_unit_test(test_drop_names),
         cmocka_unit_test(test_flow_dump_order),
         cmocka_unit_test(test_flow_dump_round_trip),
     };

@@ -30,23 +30,27 @@
 /* A compiled action list; immutable, so PMD threads share it. */
 struct sp_actions;
 
-/* X(id, name): why packets were dropped. */
-#define SP_DROP_REASONS(X)                                          \
-    X(ACTION, "drop action")                                        \
-    X(NO_OUTPUT, "no output action")                                \
-    X(TTL, "TTL or hop limit expired")                              \
-    X(NO_PORT, "output port missing")                               \
-    X(TX_FULL, "transmit batch still full after flush")             \
-    X(NO_BUFFER, "no free buffer for a copy or a multi-mbuf frame") \
-    X(NO_HEADROOM, "no headroom to push a VLAN tag")
+/* X(id, short name, description): why the actions dropped packets. The
+ * datapath's counters go on with its own reasons (SP_DP_DROP_REASONS in
+ * datapath.h); the short names are the counters' and telemetry's. */
+#define SP_DROP_REASONS(X)                                         \
+    X(ACTION, "action", "drop action")                             \
+    X(NO_OUTPUT, "no_output", "no output action")                  \
+    X(TTL, "ttl", "TTL or hop limit expired")                      \
+    X(NO_PORT, "no_port", "output port missing")                   \
+    X(TX_FULL, "tx_full", "transmit batch still full after flush") \
+    X(NO_BUFFER, "no_buffer",                                      \
+      "no free buffer for a copy or a multi-mbuf frame")           \
+    X(NO_HEADROOM, "no_headroom", "no headroom to push a VLAN tag")
 
 enum sp_drop_reason {
-#define SP_DROP_ENUM(id, name) SP_DROP_##id,
+#define SP_DROP_ENUM(id, name, description) SP_DROP_##id,
     SP_DROP_REASONS(SP_DROP_ENUM)
 #undef SP_DROP_ENUM
         SP_DROP_COUNT
 };
 
+/* The description of an action's drop reason; NULL past the last. */
 const char *sp_drop_reason_name(enum sp_drop_reason reason);
 
 /* Whether an output port exists, asked while compiling. */

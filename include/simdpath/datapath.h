@@ -59,13 +59,20 @@ struct sp_dp_config {
 #define SP_DP_DEFAULT_EMC_ENTRIES  8192
 #define SP_DP_DEFAULT_EMC_INV_PROB 100
 
-/* Drops the datapath counts itself, after the actions' reasons
- * (SP_DROP_REASONS in actions.h). */
+/* X(id, short name, description): every reason a packet is counted as
+ * dropped, the actions' (SP_DROP_REASONS in actions.h) then the
+ * datapath's own, so that SP_DP_DROP_x == SP_DROP_x for the actions'. */
+#define SP_DP_DROP_REASONS(X)                                 \
+    SP_DROP_REASONS(X)                                        \
+    X(NO_MATCH, "no_match", "matched no rule")                \
+    X(TX_REFUSED, "tx_refused", "the device did not take it") \
+    X(TOO_LONG, "too_long", "in segments, too long for one buffer")
+
 enum sp_dp_drop_reason {
-    SP_DP_DROP_NO_MATCH = SP_DROP_COUNT, /* matched no rule */
-    SP_DP_DROP_TX_REFUSED,               /* the device did not take it */
-    SP_DP_DROP_TOO_LONG, /* in segments, too long for one buffer */
-    SP_DP_DROP_COUNT
+#define SP_DP_DROP_ENUM(id, name, description) SP_DP_DROP_##id,
+    SP_DP_DROP_REASONS(SP_DP_DROP_ENUM)
+#undef SP_DP_DROP_ENUM
+        SP_DP_DROP_COUNT
 };
 
 /* "no_match", "ttl", ...: the name of any drop reason. */

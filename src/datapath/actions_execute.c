@@ -16,9 +16,9 @@
 #include "simdpath/dispatch.h"
 
 static const char *const drop_reason_names[] = {
-#define SP_DROP_NAME(id, name) name,
-    SP_DROP_REASONS(SP_DROP_NAME)
-#undef SP_DROP_NAME
+#define SP_DROP_DESCRIPTION(id, name, description) description,
+    SP_DROP_REASONS(SP_DROP_DESCRIPTION)
+#undef SP_DROP_DESCRIPTION
 };
 
 const char *

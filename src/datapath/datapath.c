@@ -86,20 +86,11 @@ struct sp_dp {
 };
 
 /* Short names for reports and telemetry, by reason. */
-static const char *const drop_names[SP_DP_DROP_COUNT] = {
-    [SP_DROP_ACTION] = "action",
-    [SP_DROP_NO_OUTPUT] = "no_output",
-    [SP_DROP_TTL] = "ttl",
-    [SP_DROP_NO_PORT] = "no_port",
-    [SP_DROP_TX_FULL] = "tx_full",
-    [SP_DROP_NO_BUFFER] = "no_buffer",
-    [SP_DROP_NO_HEADROOM] = "no_headroom",
-    [SP_DP_DROP_NO_MATCH] = "no_match",
-    [SP_DP_DROP_TX_REFUSED] = "tx_refused",
-    [SP_DP_DROP_TOO_LONG] = "too_long",
+static const char *const drop_names[] = {
+#define SP_DP_DROP_NAME(id, name, description) name,
+    SP_DP_DROP_REASONS(SP_DP_DROP_NAME)
+#undef SP_DP_DROP_NAME
 };
-/* A reason added to actions.h needs its name here too. */
-static_assert(SP_DROP_COUNT == 7, "drop_names lists every drop reason");
 
 const char *
 sp_dp_drop_name(unsigned reason)
