@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "fuzzlib.h"
-#include "simdpath/classifier.h"
+#include "datapath/cls_layout.h"
 #include "simdpath/emc.h"
 #include "simdpath/random.h"
 
