@@ -575,7 +575,12 @@ load_text(const char *content, size_t len, int *rc, struct sp_err *err,
     close(fd);
     dp = make_dp(none, 1);
     *rc = sp_dp_flows_load(dp, path, err);
-    sp_err_text(err, path, shown, SP_ERR_TEXT_LEN);
+    /* err is set only when the load fails. */
+    if (*rc) {
+        sp_err_text(err, path, shown, SP_ERR_TEXT_LEN);
+    } else {
+        shown[0] = '\0';
+    }
     unlink(path);
     return dp;
 }
