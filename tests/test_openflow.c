@@ -933,6 +933,15 @@ test_multipart_simple(void **state)
     assert_int_equal(len, 16 + 4 * 64);
     assert_string_equal((char *)msg + 16 + 64 + 16, "net_pcap1");
 
+    multipart(&s, SP_OFPMP_TABLE_FEATURES, NULL, 0);
+    assert_int_equal(pop(&s, msg, &len), SP_OFPT_MULTIPART_REPLY);
+    assert_int_equal(sp_of_get16(msg + 16), len - 16); /* one table */
+    assert_string_equal((char *)msg + 24, "classifier");
+    multipart(&s, SP_OFPMP_TABLE_FEATURES, any, sizeof any);
+    assert_int_equal(pop(&s, msg, &len), SP_OFPT_ERROR);
+    assert_int_equal(sp_of_get16(msg + 8), SP_OFPET_TABLE_FEATURES_FAILED);
+    assert_int_equal(sp_of_get16(msg + 10), SP_OFPTFFC_EPERM);
+
     expect_error(&s, mp_more, sizeof mp_more, SP_OFPET_BAD_REQUEST,
                  SP_OFPBRC_BAD_MULTIPART);
     expect_error(&s, mp_group, sizeof mp_group, SP_OFPET_BAD_REQUEST,
@@ -941,6 +950,39 @@ test_multipart_simple(void **state)
                  SP_OFPBRC_BAD_LEN);
     expect_error(&s, desc_body, sizeof desc_body, SP_OFPET_BAD_REQUEST,
                  SP_OFPBRC_BAD_LEN);
+    sp_of_session_free(&s);
+}
+
+static void
+test_flow_removed(void **state)
+{
+    struct sp_of_session s;
+    struct sp_of_flow f;
+    struct sp_match m;
+    struct sp_of_error err;
+    uint8_t msg[256];
+    size_t len, used;
+
+    (void)state;
+    open_session(&s);
+    memset(&f, 0, sizeof f);
+    f.match = match_of("udp,tp_dst=53");
+    f.priority = 9;
+    f.cookie = 0xc0ffee;
+    f.hard_timeout = 4;
+    f.duration_sec = 4;
+    f.packets = f.bytes = SP_OF_NO_COUNT;
+    assert_int_equal(sp_of_session_flow_removed(&s, &f, SP_OFPRR_HARD_TIMEOUT),
+                     0);
+    assert_int_equal(pop(&s, msg, &len), SP_OFPT_FLOW_REMOVED);
+    assert_int_equal(sp_of_get64(msg + 8), 0xc0ffee);
+    assert_int_equal(sp_of_get16(msg + 16), 9);
+    assert_int_equal(msg[18], SP_OFPRR_HARD_TIMEOUT);
+    assert_int_equal(sp_of_get16(msg + 30), 4);
+    assert_int_equal(sp_of_decode_match(msg + 48, len - 48, &m, &used, &err),
+                     0);
+    assert_int_equal(48 + used, len);
+    assert_memory_equal(&m, &f.match, sizeof m);
     sp_of_session_free(&s);
 }
 
@@ -1178,6 +1220,7 @@ main(void)
         cmocka_unit_test(test_simple_requests),
         cmocka_unit_test(test_bad_messages),
         cmocka_unit_test(test_multipart_simple),
+        cmocka_unit_test(test_flow_removed),
         cmocka_unit_test(test_flow_dump_in_pieces),
         cmocka_unit_test(test_order_after_dump),
         cmocka_unit_test(test_session_truncated),

@@ -70,6 +70,7 @@ enum {
     SP_OFPET_TABLE_MOD_FAILED = 8,
     SP_OFPET_SWITCH_CONFIG_FAILED = 10,
     SP_OFPET_METER_MOD_FAILED = 12,
+    SP_OFPET_TABLE_FEATURES_FAILED = 13,
 };
 
 enum { SP_OFPHFC_INCOMPATIBLE = 0 };
@@ -134,6 +135,7 @@ enum { SP_OFPGMFC_EPERM = 13 };
 enum { SP_OFPMMFC_INVALID_METER = 1 };
 enum { SP_OFPPMFC_BAD_PORT = 0 };
 enum { SP_OFPTMFC_BAD_TABLE = 0 };
+enum { SP_OFPTFFC_EPERM = 5 };
 
 /* Reserved port numbers (ofp_port_no). */
 #define SP_OFPP_MAX        0xffffff00u
@@ -166,6 +168,7 @@ enum {
     SP_OFPMP_AGGREGATE = 2,
     SP_OFPMP_TABLE = 3,
     SP_OFPMP_PORT_STATS = 4,
+    SP_OFPMP_TABLE_FEATURES = 12,
     SP_OFPMP_PORT_DESC = 13,
 };
 #define SP_OFPMPF_MORE 0x0001
@@ -282,6 +285,18 @@ void sp_of_session_free(struct sp_of_session *s);
  */
 int sp_of_session_input(struct sp_of_session *s, const uint8_t *data,
                         size_t len);
+
+/* FLOW_REMOVED reasons. */
+enum {
+    SP_OFPRR_IDLE_TIMEOUT = 0,
+    SP_OFPRR_HARD_TIMEOUT = 1,
+    SP_OFPRR_DELETE = 2,
+};
+
+/* Queues a FLOW_REMOVED for f (sent to every controller, as OVS does for
+ * rules with SEND_FLOW_REM). Returns -1 when out of memory. */
+int sp_of_session_flow_removed(struct sp_of_session *s,
+                               const struct sp_of_flow *f, uint8_t reason);
 
 /* Whether the session wants more input (none while a reply is pending
  * or s->in is full). */

@@ -798,6 +798,54 @@ sp_of_encode_match(struct sp_of_buf *b, const struct sp_match *m)
     return sp_of_pad8(b, start);
 }
 
+/* Whether set_field can set the field (decode_set_field's list). */
+static bool
+settable(int id)
+{
+    switch (id) {
+    case OXM_ETH_DST:
+    case OXM_ETH_SRC:
+    case OXM_VLAN_VID:
+    case OXM_VLAN_PCP:
+    case OXM_IP_DSCP:
+    case OXM_IP_ECN:
+    case OXM_IPV4_SRC:
+    case OXM_IPV4_DST:
+    case OXM_TCP_SRC:
+    case OXM_TCP_DST:
+    case OXM_UDP_SRC:
+    case OXM_UDP_DST:
+    case OXM_SCTP_SRC:
+    case OXM_SCTP_DST:
+    case OXM_IPV6_SRC:
+    case OXM_IPV6_DST:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int
+sp_of_put_oxm_ids(struct sp_of_buf *b, enum sp_of_oxm_ids which)
+{
+    for (int id = 0; id < OXM_COUNT; id++) {
+        const struct oxm_def *d = &oxm_defs[id];
+        bool mask = which == SP_OF_OXM_IDS_MATCH && d->maskable;
+
+        if (which == SP_OF_OXM_IDS_SET_FIELD && !settable(id)) {
+            continue;
+        }
+        if (sp_of_put16(b, d->oclass) ||
+            sp_of_put_bytes(b,
+                            (uint8_t[]){(uint8_t)(d->field << 1 | mask),
+                                        (uint8_t)(d->len * (mask ? 2 : 1))},
+                            2)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* ---- actions ---- */
 
 #define OFPAT_OUTPUT       0

@@ -24,6 +24,16 @@ uint64_t sp_of_get64(const uint8_t *p);
 int sp_of_header(struct sp_of_buf *b, uint8_t type, uint32_t xid);
 void sp_of_finish(struct sp_of_buf *b, size_t start);
 
+/* Appends the OXM headers (ids) of the fields simdpath matches
+ * (maskable ones with their mask bit), of all of them as wildcards, or of
+ * those set_field sets: table features. */
+enum sp_of_oxm_ids {
+    SP_OF_OXM_IDS_MATCH,
+    SP_OF_OXM_IDS_WILDCARDS,
+    SP_OF_OXM_IDS_SET_FIELD,
+};
+int sp_of_put_oxm_ids(struct sp_of_buf *b, enum sp_of_oxm_ids which);
+
 /* Fills err and returns -1. */
 int sp_of_fail(struct sp_of_error *err, uint16_t type, uint16_t code,
                const char *fmt, ...) __attribute__((format(printf, 4, 5)));

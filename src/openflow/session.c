@@ -277,6 +277,61 @@ reply_ports(struct sp_of_session *s, uint32_t xid, uint16_t type,
     return 0;
 }
 
+/* One table feature property: its ids are written by put_ids. */
+static int
+put_prop(struct sp_of_buf *b, uint16_t type, const uint16_t *ids, size_t n,
+         int oxm)
+{
+    size_t start = b->len;
+
+    if (sp_of_put16(b, type) || sp_of_put16(b, 0)) {
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        /* Instruction and action ids: type and length 4. */
+        if (sp_of_put16(b, ids[i]) || sp_of_put16(b, 4)) {
+            return -1;
+        }
+    }
+    if (oxm >= 0 && sp_of_put_oxm_ids(b, (enum sp_of_oxm_ids)oxm)) {
+        return -1;
+    }
+    sp_of_set16(b, start + 2, (uint16_t)(b->len - start));
+    return sp_of_pad8(b, start);
+}
+
+/* Table 0's features: apply-actions (and clear-actions) only, no next
+ * tables, the actions and fields codec.c takes. */
+static int
+reply_table_features(struct sp_of_session *s, uint32_t xid)
+{
+    static const uint16_t insts[] = {4, 5};
+    static const uint16_t acts[] = {0, 17, 18, 23, 24, 25};
+    size_t start = s->out.len, entry;
+
+    if (mp_start(s, xid, SP_OFPMP_TABLE_FEATURES, 0)) {
+        return -1;
+    }
+    entry = s->out.len;
+    if (sp_of_put16(&s->out, 0) || !sp_of_buf_put(&s->out, 6) ||
+        put_str(&s->out, "classifier", 32) || sp_of_put64(&s->out, 0) ||
+        sp_of_put64(&s->out, 0) || sp_of_put32(&s->out, 0) ||
+        sp_of_put32(&s->out, UINT32_MAX) ||
+        put_prop(&s->out, 0, insts, 2, -1) ||
+        put_prop(&s->out, 2, NULL, 0, -1) ||
+        put_prop(&s->out, 4, NULL, 0, -1) ||
+        put_prop(&s->out, 6, acts, 6, -1) ||
+        put_prop(&s->out, 8, NULL, 0, SP_OF_OXM_IDS_MATCH) ||
+        put_prop(&s->out, 10, NULL, 0, SP_OF_OXM_IDS_WILDCARDS) ||
+        put_prop(&s->out, 12, NULL, 0, -1) ||
+        put_prop(&s->out, 14, NULL, 0, SP_OF_OXM_IDS_SET_FIELD)) {
+        return -1;
+    }
+    sp_of_set16(&s->out, entry, (uint16_t)(s->out.len - entry));
+    sp_of_finish(&s->out, start);
+    return 0;
+}
+
 /* One ofp_flow_stats entry. */
 static int
 put_flow_stats(struct sp_of_buf *b, const struct sp_of_flow *f)
@@ -295,6 +350,28 @@ put_flow_stats(struct sp_of_buf *b, const struct sp_of_flow *f)
         return -1;
     }
     sp_of_set16(b, start, (uint16_t)(b->len - start));
+    return 0;
+}
+
+int
+sp_of_session_flow_removed(struct sp_of_session *s, const struct sp_of_flow *f,
+                           uint8_t reason)
+{
+    size_t start = s->out.len;
+
+    if (sp_of_header(&s->out, SP_OFPT_FLOW_REMOVED, 0) ||
+        sp_of_put64(&s->out, f->cookie) || sp_of_put16(&s->out, f->priority) ||
+        sp_of_put_bytes(&s->out, (uint8_t[]){reason, 0}, 2) ||
+        sp_of_put32(&s->out, f->duration_sec) ||
+        sp_of_put32(&s->out, f->duration_nsec) ||
+        sp_of_put16(&s->out, f->idle_timeout) ||
+        sp_of_put16(&s->out, f->hard_timeout) ||
+        sp_of_put64(&s->out, f->packets) || sp_of_put64(&s->out, f->bytes) ||
+        sp_of_encode_match(&s->out, &f->match)) {
+        s->out.len = start;
+        return -1;
+    }
+    sp_of_finish(&s->out, start);
     return 0;
 }
 
@@ -466,6 +543,15 @@ handle_multipart(struct sp_of_session *s, const uint8_t *msg, size_t len,
         return fixed_len(len, MP_HDR_LEN, err) ?: reply_desc(s, xid);
     case SP_OFPMP_TABLE:
         return fixed_len(len, MP_HDR_LEN, err) ?: reply_table(s, xid);
+    case SP_OFPMP_TABLE_FEATURES:
+        /* A body would change the tables' features. */
+        if (len != MP_HDR_LEN) {
+            return sp_of_fail(err, SP_OFPET_TABLE_FEATURES_FAILED,
+                              SP_OFPTFFC_EPERM,
+                              "simdpath's table features cannot be "
+                              "changed");
+        }
+        return reply_table_features(s, xid);
     case SP_OFPMP_PORT_DESC:
         return fixed_len(len, MP_HDR_LEN, err)
                    ?: reply_ports(s, xid, type, SP_OFPP_ANY);

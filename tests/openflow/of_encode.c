@@ -150,6 +150,10 @@ main(int argc, char **argv)
         &sw, "table",
         (const uint8_t[]){4, 18, 0, 16, 0, 0, 0, 2, 0, 3, 0, 0, 0, 0, 0, 0},
         16);
+    replies(
+        &sw, "table_features",
+        (const uint8_t[]){4, 18, 0, 16, 0, 0, 0, 9, 0, 12, 0, 0, 0, 0, 0, 0},
+        16);
     replies(&sw, "port_stats",
             (const uint8_t[]){4,    18,   0,    24,   0, 0, 0, 3,
                               0,    4,    0,    0,    0, 0, 0, 0,

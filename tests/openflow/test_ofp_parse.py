@@ -85,6 +85,11 @@ REPLIES = {
     "table": ["OFPST_TABLE reply (OF1.3) (xid=0x2):", "table 0:",
               "active=%d, lookup=100, matched=90" % len(RULES)],
     # Bytes and errors are not kept: "?", not 0.
+    "table_features": ["OFPST_TABLE_FEATURES reply (OF1.3) (xid=0x9):",
+                       'table 0 ("classifier"):',
+                       "instructions: apply_actions clear_actions",
+                       "actions: output set_field strip_vlan push_vlan "
+                       "mod_nw_ttl dec_ttl"],
     "port_stats": ["OFPST_PORT reply (OF1.3) (xid=0x3): 2 ports",
                    "port  1: rx pkts=10, bytes=?, drop=1, errs=?, frame=?, "
                    "over=?, crc=?",
