@@ -873,14 +873,22 @@ int
 sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,
                     struct sp_err *err)
 {
+    uint8_t mac[6];
+    uint64_t dpid = 0;
+
     if (ch.listen_fd < 0 && !ch.ctrl_host[0]) {
         return 0;
+    }
+    /* As OVS: the datapath id is an Ethernet address of the switch. */
+    sp_io_port_mac(1, mac);
+    for (int i = 0; i < 6; i++) {
+        dpid = dpid << 8 | mac[i];
     }
     ch.dp = dp;
     ch.config = config;
     ch.sw = (struct sp_of_switch){
         .aux = &ch,
-        .datapath_id = 1,
+        .datapath_id = dpid,
         .n_ports = config->n_ports,
         .flow_mod = sw_flow_mod,
         .flows = sw_flows,

@@ -124,8 +124,9 @@ def msg(type_, body=b"", xid=1, version=4, length=None):
 
 
 class Conn:
-    def __init__(self):
-        self.s = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+    def __init__(self, sock=None):
+        self.s = sock or socket.create_connection(("127.0.0.1", PORT),
+                                                  timeout=30)
         self.buf = b""
         hello = self.recv()
         check(hello[1] == 0, "the switch sends HELLO first")
@@ -161,15 +162,16 @@ def oxm(field, value):
     return struct.pack("!HBB", 0x8000, field << 1, len(value)) + value
 
 
-def flow_mod(xid, priority, match_oxms, port=None, command=0):
+def flow_mod(xid, priority, match_oxms, port=None, command=0, hard=0,
+             flags=0, cookie=0):
     match = struct.pack("!HH", 1, 4 + len(match_oxms)) + match_oxms
     match += b"\0" * ((8 - len(match) % 8) % 8)
     insts = b""
     if port is not None:
         action = struct.pack("!HHIH6x", 0, 16, port, 0xffff)
         insts = struct.pack("!HH4x", 4, 8 + len(action)) + action
-    body = struct.pack("!QQBBHHHIIIH2x", 0, 0, 0, command, 0, 0, priority,
-                       0xffffffff, 0xffffffff, 0xffffffff, 0)
+    body = struct.pack("!QQBBHHHIIIH2x", cookie, 0, 0, command, 0, hard,
+                       priority, 0xffffffff, 0xffffffff, 0xffffffff, flags)
     return msg(14, body + match + insts, xid=xid)
 
 
@@ -374,6 +376,71 @@ def test_malformed(proc):
     check(rx_packets() >= before + 1000, "forwarding never stopped")
 
 
+def accept_switch(ctrl):
+    """The switch's next connection to the controller socket."""
+    ctrl.settimeout(CAP)
+    try:
+        sock, _ = ctrl.accept()
+    except socket.timeout:
+        return None
+    sock.settimeout(30)
+    return Conn(sock)
+
+
+def test_controller(proc, ctrl):
+    """--controller: the switch connects, takes rules, connects again
+    after the controller goes, and the rules stay (--fail-mode secure)."""
+    c = accept_switch(ctrl)
+    if not check(c is not None, "the switch connects to the controller"):
+        return
+    c.s.sendall(msg(5, xid=9))
+    m = c.recv()
+    mac = re.search(r"addr:([0-9a-f:]{17})",
+                    ofctl("show", TARGET).stdout).group(1)
+    check(m and m[1] == 6 and m[8:16] == b"\0\0" + bytes.fromhex(
+        mac.replace(":", "")), "FEATURES_REPLY with port 1's address as "
+          "datapath id: %r" % (m and m[8:16]))
+    c.s.sendall(flow_mod(10, 400, oxm(5, b"\x08\x00") +
+                         oxm(10, b"\x11") +
+                         oxm(12, bytes([10, 0, 0, 1])), port=3) +
+                flow_mod(11, 401, b"", port=0xfffffffd) + msg(20, xid=12))
+    m = c.recv()
+    check(c.error_of(m) == (2, 4) and m[4:8] == struct.pack("!I", 11),
+          "output:CONTROLLER is refused (no PACKET_IN): %r" % m)
+    m = c.recv()
+    check(m and m[1] == 21, "barrier reply")
+    check(wait_tx(3, 1000) is not None,
+          "udp to 10.0.0.1 reaches port 3 by the controller's rule")
+    # A rule with a hard timeout and SEND_FLOW_REM: FLOW_REMOVED, reason
+    # HARD_TIMEOUT, once it expires; a deleted one: reason DELETE.
+    c.s.sendall(flow_mod(13, 402, oxm(5, b"\x86\xdd"), port=2, hard=1,
+                         flags=1, cookie=0xabc) +
+                flow_mod(14, 403, oxm(5, b"\x08\x06"), port=2, flags=1,
+                         cookie=0xdef) +
+                flow_mod(15, 403, oxm(5, b"\x08\x06"), command=4))
+    removed = {}
+    while len(removed) < 2:
+        m = c.recv()
+        if m is None:
+            break
+        if m[1] == 11:
+            cookie, prio, reason = struct.unpack("!QHB", m[8:19])
+            removed[cookie] = (prio, reason)
+    check(removed == {0xabc: (402, 1), 0xdef: (403, 2)},
+          "FLOW_REMOVED for the expired and the deleted rule: %s" % removed)
+    c.s.close()
+    c = accept_switch(ctrl)
+    check(c is not None and c.echo_ok(),
+          "the switch connects again after the controller closed")
+    check(any("priority=400,udp,nw_dst=10.0.0.1 actions=output:3" in r
+              for r in flows_text()),
+          "the controller's rule stays: %s" % flows_text())
+    check(wait_tx(3, 1000) is not None, "and forwarding goes on")
+    if c:
+        c.s.close()
+    ofctl("del-flows", TARGET)
+
+
 def main():
     if not OFCTL:
         print("SKIP: ovs-ofctl not found (Debian: openvswitch-common)")
@@ -385,12 +452,17 @@ def main():
     flows = os.path.join(WORK, "flows.txt")
     with open(flows, "w") as f:
         f.write("priority=0,actions=drop\n")
+    ctrl = socket.socket()
+    ctrl.bind(("127.0.0.1", 0))
+    ctrl.listen(4)
     env = dict(os.environ)
     env.pop("SIMDPATH_IMPL", None)
     proc = subprocess.Popen(
         [EXE, "run", "--port", "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
          "--port", "net_null0,no-rx=1", "--port", "net_null1,no-rx=1",
          "--flows", flows, "--ctl", CTL, "--openflow", "ptcp:%d" % PORT,
+         "--controller", "tcp:127.0.0.1:%d" % ctrl.getsockname()[1],
+         "--fail-mode", "secure",
          "--duration", "600", "--", "--file-prefix=simdpath-of%d"
          % os.getpid()],
         cwd=WORK, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -405,6 +477,7 @@ def main():
                 time.sleep(0.1)
         test_ofctl(proc)
         test_malformed(proc)
+        test_controller(proc, ctrl)
         rc, _, err = ctl("stop")
         check(rc == 0, "ctl stop: " + err)
         out, err = proc.communicate(timeout=CAP)
