@@ -1151,6 +1151,48 @@ test_order_after_dump(void **state)
     sp_of_session_free(&s);
 }
 
+/* Requests whose replies are far larger (a PORT_DESC of 16 bytes gets
+ * 272) sent without reading: the output stops growing near its limit,
+ * input is refused meanwhile, and draining it answers every request. */
+static void
+test_output_bounded(void **state)
+{
+    enum { N = 10000 };
+    struct sp_of_session s;
+    struct sp_of_buf reqs = {0};
+    size_t replies = 0, peak = 0;
+
+    (void)state;
+    open_session(&s);
+    for (unsigned i = 0; i < N; i++) {
+        size_t start = reqs.len;
+
+        sp_of_header(&reqs, SP_OFPT_MULTIPART_REQUEST, i);
+        sp_of_put16(&reqs, SP_OFPMP_PORT_DESC);
+        sp_of_buf_put(&reqs, 6);
+        sp_of_finish(&reqs, start);
+    }
+    sp_of_session_input(&s, reqs.data, reqs.len);
+    assert_false(sp_of_session_wants_input(&s));
+    while (replies < N) {
+        if (s.out.len > peak) {
+            peak = s.out.len;
+        }
+        if (!s.out.len) {
+            sp_of_session_input(&s, NULL, 0);
+            assert_true(s.out.len > 0);
+            continue;
+        }
+        assert_int_equal(pop(&s, NULL, NULL), SP_OFPT_MULTIPART_REPLY);
+        replies++;
+    }
+    assert_true(peak < SP_OF_OUTPUT_HIGH + SP_OFP_MAX_MSG_LEN);
+    assert_int_equal(s.in.len, 0);
+    assert_true(sp_of_session_wants_input(&s));
+    sp_of_buf_free(&reqs);
+    sp_of_session_free(&s);
+}
+
 /* A whole FLOW_MOD fed one byte at a time, and every prefix of it with its
  * length field saying so: errors, and the session goes on. */
 static void
@@ -1224,6 +1266,7 @@ main(void)
         cmocka_unit_test(test_flow_dump_in_pieces),
         cmocka_unit_test(test_order_after_dump),
         cmocka_unit_test(test_session_truncated),
+        cmocka_unit_test(test_output_bounded),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -248,8 +248,9 @@ void sp_of_buf_free(struct sp_of_buf *b);
 /* Drops the first n bytes (they were sent). */
 void sp_of_buf_consume(struct sp_of_buf *b, size_t n);
 
-/* Limits: a reply being produced pauses while this much output is
- * waiting to be sent; input is read while less than this is waiting. */
+/* Limits: messages are handled, and a long reply produced, while less
+ * than SP_OF_OUTPUT_HIGH bytes of output wait to be sent; input is taken
+ * while less than SP_OF_INPUT_MAX bytes of it wait to be handled. */
 #define SP_OF_OUTPUT_HIGH (256 * 1024)
 #define SP_OF_INPUT_MAX   (256 * 1024)
 
@@ -277,7 +278,7 @@ void sp_of_session_free(struct sp_of_session *s);
 
 /*
  * Takes bytes the peer sent and handles every whole message in order
- * (stopping while a long reply waits for room in s->out). Returns 0, or
+ * (stopping while s->out is at its limit). Returns 0, or
  * -1 when the connection should be closed once s->out is sent
  * (s->closing), e.g. after a HELLO with no common version or a header
  * whose length cannot be framed. With len 0 it resumes after the caller
@@ -298,8 +299,8 @@ enum {
 int sp_of_session_flow_removed(struct sp_of_session *s,
                                const struct sp_of_flow *f, uint8_t reason);
 
-/* Whether the session wants more input (none while a reply is pending
- * or s->in is full). */
+/* Whether the session wants more input (none while a reply is pending,
+ * s->in is full or s->out is at its limit). */
 bool sp_of_session_wants_input(const struct sp_of_session *s);
 
 /* ---- codec, also used by the tests ---- */

@@ -84,7 +84,8 @@ sp_of_session_free(struct sp_of_session *s)
 bool
 sp_of_session_wants_input(const struct sp_of_session *s)
 {
-    return !s->closing && !s->pending.flows && s->in.len < SP_OF_INPUT_MAX;
+    return !s->closing && !s->pending.flows && s->in.len < SP_OF_INPUT_MAX &&
+           s->out.len < SP_OF_OUTPUT_HIGH;
 }
 
 /* HELLO: 1.3 when the peer's bitmap has it, or without a bitmap when the
@@ -678,7 +679,10 @@ sp_of_session_input(struct sp_of_session *s, const uint8_t *data, size_t len)
         s->closing = true;
         return -1;
     }
-    while (!s->pending.flows && s->in.len - ofs >= SP_OFP_HEADER_LEN) {
+    /* Replies can be far larger than requests: handling stops while the
+     * output is full, and goes on once the caller drained it. */
+    while (!s->pending.flows && s->out.len < SP_OF_OUTPUT_HIGH &&
+           s->in.len - ofs >= SP_OFP_HEADER_LEN) {
         const uint8_t *msg = s->in.data + ofs;
         uint16_t mlen = sp_of_get16(msg + 2);
         struct sp_of_error err = {0xffff, 0, ""};
