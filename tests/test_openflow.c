@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "openflow/internal.h"
+#include "simdpath/flow_format.h"
 #include "simdpath/flow_parse.h"
 #include "testlib.h"
 
@@ -273,6 +274,113 @@ test_match_round_trip(void **state)
             fail_msg("%s does not round-trip", match_texts[i]);
         }
         sp_of_buf_free(&b);
+    }
+}
+
+/* The channel hands rules to the datapath as text (sp_flow_format, then
+ * sp_flow_parse_match): matches OXM can express, with random values and
+ * masks (odd ones included), must come back the same. */
+static uint64_t
+next_rand(uint64_t *x)
+{
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    return *x;
+}
+
+/* Appends OXM field 'field' of len bytes, random value and (if
+ * maskable) mask, limited to 'bits' when not 0. */
+static void
+put_random_oxm(struct sp_of_buf *b, uint8_t field, uint8_t len, bool maskable,
+               uint32_t bits, uint64_t *x)
+{
+    uint8_t v[16], m[16];
+
+    for (unsigned i = 0; i < len; i++) {
+        v[i] = (uint8_t)next_rand(x);
+        m[i] = (uint8_t)next_rand(x);
+    }
+    if (bits) {
+        uint32_t vv = (uint32_t)next_rand(x) & bits;
+        uint32_t mm = (uint32_t)next_rand(x) & bits;
+
+        for (unsigned i = 0; i < len; i++) {
+            v[i] = (uint8_t)(vv >> (8 * (len - 1 - i)));
+            m[i] = (uint8_t)(mm >> (8 * (len - 1 - i)));
+        }
+    }
+    sp_of_put16(b, 0x8000);
+    sp_of_put_bytes(b,
+                    (uint8_t[]){(uint8_t)(field << 1 | maskable),
+                                (uint8_t)(len * (maskable ? 2 : 1))},
+                    2);
+    sp_of_put_bytes(b, v, len);
+    if (maskable) {
+        sp_of_put_bytes(b, m, len);
+    }
+}
+
+static void
+test_match_text_round_trip(void **state)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+
+    (void)state;
+    for (unsigned round = 0; round < 3000; round++) {
+        struct sp_of_buf b = {0};
+        struct sp_of_error oerr;
+        struct sp_flow_spec spec;
+        struct sp_match m;
+        struct sp_err err;
+        char text[2048];
+        unsigned family = round % 5;
+        size_t used;
+
+        sp_of_put16(&b, 1);
+        sp_of_put16(&b, 0);
+        put_random_oxm(&b, 3, 6, true, 0, &x);
+        put_random_oxm(&b, 4, 6, true, 0, &x);
+        put_random_oxm(&b, 6, 2, true, 0x1fff, &x);
+        if (family == 4) {
+            sp_of_put_bytes(&b, (uint8_t[]){0x80, 0, 10, 2, 8, 6}, 6);
+            put_random_oxm(&b, 21, 2, false, 0xff, &x);
+            for (uint8_t f = 22; f <= 25; f++) {
+                put_random_oxm(&b, f, f < 24 ? 4 : 6, true, 0, &x);
+            }
+        } else {
+            bool v6 = family >= 2;
+            uint8_t proto = family % 2 ? 17 : 6;
+
+            sp_of_put_bytes(
+                &b, (uint8_t[]){0x80, 0, 10, 2, v6 ? 0x86 : 8, v6 ? 0xdd : 0},
+                6);
+            put_random_oxm(&b, 8, 1, false, 63, &x);
+            put_random_oxm(&b, 9, 1, false, 3, &x);
+            sp_of_put_bytes(&b, (uint8_t[]){0x80, 0, 20, 1, proto}, 5);
+            if (v6) {
+                put_random_oxm(&b, 26, 16, true, 0, &x);
+                put_random_oxm(&b, 27, 16, true, 0, &x);
+                put_random_oxm(&b, 28, 4, true, 0xfffff, &x);
+            } else {
+                put_random_oxm(&b, 11, 4, true, 0, &x);
+                put_random_oxm(&b, 12, 4, true, 0, &x);
+            }
+            put_random_oxm(&b, proto == 6 ? 13 : 15, 2, true, 0, &x);
+            put_random_oxm(&b, proto == 6 ? 14 : 16, 2, true, 0, &x);
+        }
+        sp_of_set16(&b, 2, (uint16_t)b.len);
+        sp_of_pad8(&b, 0);
+        if (sp_of_decode_match(b.data, b.len, &m, &used, &oerr)) {
+            fail_msg("round %u: %u/%u %s", round, oerr.type, oerr.code,
+                     oerr.why);
+        }
+        sp_of_buf_free(&b);
+        sp_flow_format(&m.key, &m.mask, text, sizeof text);
+        if (sp_flow_parse_match(text, &spec, &err)) {
+            fail_msg("'%s': column %u: %s", text, err.column, err.msg);
+        }
+        if (memcmp(&m, &spec.match, sizeof m)) {
+            fail_msg("'%s' does not come back the same", text);
+        }
     }
 }
 
@@ -1251,6 +1359,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_match_round_trip),
+        cmocka_unit_test(test_match_text_round_trip),
         cmocka_unit_test(test_match_errors),
         cmocka_unit_test(test_match_vlan_none),
         cmocka_unit_test(test_flow_mod_round_trip),
