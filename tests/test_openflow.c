@@ -18,6 +18,7 @@ struct fake_switch {
     struct sp_of_flow flows[8192];
     size_t n;
     unsigned flow_mods;
+    bool fail_unnamed; /* refuse without naming an error */
 };
 
 static int
@@ -29,8 +30,10 @@ fake_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
                   fm->command == SP_OFPFC_MODIFY_STRICT;
     struct sp_of_flow *f;
 
-    (void)err;
     fs->flow_mods++;
+    if (fs->fail_unnamed) {
+        return -1;
+    }
     if (fm->command == SP_OFPFC_ADD) {
         if (fs->n == sizeof fs->flows / sizeof *fs->flows) {
             return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED,
@@ -1348,6 +1351,13 @@ test_session_truncated(void **state)
         sp_of_session_input(&s, features, sizeof features);
         assert_int_equal(pop(&s, NULL, NULL), SP_OFPT_FEATURES_REPLY);
     }
+    assert_false(s.closing);
+    /* A switch that refuses without naming why: FLOW_MOD_FAILED, and the
+     * connection goes on. */
+    fsw->fail_unnamed = true;
+    expect_error(&s, b.data, b.len, SP_OFPET_FLOW_MOD_FAILED,
+                 SP_OFPFMFC_UNKNOWN);
+    fsw->fail_unnamed = false;
     assert_false(s.closing);
     fsw->n = 0;
     sp_of_buf_free(&b);

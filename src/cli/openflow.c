@@ -460,7 +460,10 @@ sw_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
         mod.hard_timeout = flows[i].hard_timeout;
         mod.idle_timeout = flows[i].idle_timeout;
         mod.flags = flows[i].flags;
-        rc = delete_rule(&flows[i], -1) ?: add_rule(&mod, err);
+        /* A rule deleted meanwhile (ctl) is left deleted. */
+        if (!delete_rule(&flows[i], -1)) {
+            rc = add_rule(&mod, err);
+        }
     }
     free(flows);
     return rc;

@@ -647,7 +647,16 @@ handle(struct sp_of_session *s, const uint8_t *msg, size_t len,
         if (sp_of_decode_flow_mod(msg, len, s->sw->n_ports, &fm, err)) {
             return -1;
         }
-        return s->sw->flow_mod(s->sw->aux, &fm, err);
+        if (s->sw->flow_mod(s->sw->aux, &fm, err)) {
+            /* An error the switch did not name is not a reason to
+             * close. */
+            if (err->type == 0xffff) {
+                sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,
+                           "the switch refused the rule");
+            }
+            return -1;
+        }
+        return 0;
     }
     case SP_OFPT_MULTIPART_REQUEST:
         return handle_multipart(s, msg, len, err);
