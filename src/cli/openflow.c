@@ -26,7 +26,6 @@
 #include "cli/openflow.h"
 #include "simdpath/datapath.h"
 #include "simdpath/flow_format.h"
-#include "simdpath/flow_parse.h"
 #include "simdpath/io.h"
 #include "simdpath/openflow.h"
 
@@ -237,8 +236,6 @@ fill_from_meta(struct sp_of_flow *f, const struct timespec *now)
     }
     f->duration_sec = (uint32_t)sec;
     f->duration_nsec = (uint32_t)ns;
-    /* Per-rule counters are not kept: all ones. */
-    f->packets = f->bytes = SP_OF_NO_COUNT;
     if (e) {
         f->cookie = e->cookie;
         f->idle_timeout = e->idle_timeout;
@@ -247,71 +244,72 @@ fill_from_meta(struct sp_of_flow *f, const struct timespec *now)
     }
 }
 
-/* Every rule of the datapath, from its dump (the one listing of the
- * rules it has), with what the meta table knows of each. Meta entries
- * of rules that are gone (deleted through ctl) are dropped. */
+struct listing {
+    struct sp_of_flow *flows;
+    size_t n, cap;
+    struct timespec now;
+    bool failed;
+};
+
+static void
+list_rule(void *aux, const struct sp_match *match, uint32_t priority,
+          const struct sp_actions *actions)
+{
+    struct listing *l = aux;
+    struct sp_of_flow *f;
+    struct sp_actions_stats stats;
+    struct meta *e;
+
+    if (l->failed) {
+        return;
+    }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        struct sp_of_flow *grown = realloc(l->flows, cap * sizeof *grown);
+
+        if (!grown) {
+            l->failed = true;
+            return;
+        }
+        l->flows = grown;
+        l->cap = cap;
+    }
+    f = &l->flows[l->n++];
+    memset(f, 0, sizeof *f);
+    f->match = *match;
+    f->priority = (uint16_t)priority;
+    sp_actions_format(actions, f->actions, sizeof f->actions);
+    e = meta_find(match, f->priority);
+    if (!e) {
+        /* A rule from --flows or ctl: its duration counts from when the
+         * channel first sees it. */
+        struct sp_of_flow_mod fm = {.match = *match, .priority = f->priority};
+
+        meta_set(&fm);
+    } else {
+        e->seen = ch.generation;
+    }
+    fill_from_meta(f, &l->now);
+    sp_actions_stats(actions, &stats);
+    f->packets = stats.packets;
+    f->bytes = stats.bytes;
+}
+
+/* Every rule of the datapath with its counters and what the meta table
+ * knows of it. Meta entries of rules that are gone (deleted through ctl)
+ * are dropped. */
 static int
 sw_flows(void *aux, struct sp_of_flow **out, size_t *n_out)
 {
-    char *text = NULL, *line, *save = NULL;
-    size_t len = 0, n = 0, cap = sp_dp_flow_count(ch.dp) + 1;
-    struct sp_of_flow *flows = malloc(cap * sizeof *flows);
-    struct timespec now;
-    FILE *f = open_memstream(&text, &len);
+    struct listing l = {0};
 
     (void)aux;
-    if (!flows || !f) {
-        free(flows);
-        if (f) {
-            fclose(f);
-        }
-        free(text);
+    clock_gettime(CLOCK_MONOTONIC, &l.now);
+    ch.generation++;
+    if (sp_dp_flows_foreach(ch.dp, list_rule, &l) || l.failed) {
+        free(l.flows);
         return -1;
     }
-    sp_dp_flows_dump(ch.dp, f);
-    fclose(f);
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    ch.generation++;
-    for (line = strtok_r(text, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save)) {
-        struct sp_flow_spec spec;
-        struct sp_err err;
-        struct meta *e;
-
-        if (sp_flow_parse_match(line, &spec, &err) || !spec.actions_ofs) {
-            continue; /* the dump writes what it parses */
-        }
-        if (n == cap) {
-            struct sp_of_flow *grown = realloc(flows, 2 * cap * sizeof *grown);
-
-            if (!grown) {
-                free(flows);
-                free(text);
-                return -1;
-            }
-            flows = grown;
-            cap *= 2;
-        }
-        memset(&flows[n], 0, sizeof flows[n]);
-        flows[n].match = spec.match;
-        flows[n].priority = (uint16_t)spec.priority;
-        snprintf(flows[n].actions, sizeof flows[n].actions, "%s",
-                 line + spec.actions_ofs);
-        e = meta_find(&spec.match, (uint16_t)spec.priority);
-        if (!e) {
-            /* A rule from --flows or ctl: its duration counts from when
-             * the channel first sees it. */
-            struct sp_of_flow_mod fm = {.match = spec.match,
-                                        .priority = (uint16_t)spec.priority};
-
-            meta_set(&fm);
-        } else {
-            e->seen = ch.generation;
-        }
-        fill_from_meta(&flows[n], &now);
-        n++;
-    }
-    free(text);
     for (size_t i = 0; i < ch.n_buckets; i++) {
         for (struct meta **p = &ch.buckets[i]; *p;) {
             if ((*p)->seen != ch.generation) {
@@ -326,8 +324,8 @@ sw_flows(void *aux, struct sp_of_flow **out, size_t *n_out)
             }
         }
     }
-    *out = flows;
-    *n_out = n;
+    *out = l.flows;
+    *n_out = l.n;
     return 0;
 }
 

@@ -138,12 +138,12 @@ reply_features(struct sp_of_session *s, uint32_t xid)
 {
     size_t start = s->out.len;
 
-    /* One table, no buffers; TABLE_STATS and PORT_STATS (OFPC_*): rule
-     * counters are not kept. */
+    /* One table, no buffers; FLOW_STATS, TABLE_STATS and PORT_STATS
+     * (OFPC_*). */
     if (sp_of_header(&s->out, SP_OFPT_FEATURES_REPLY, xid) ||
         sp_of_put64(&s->out, s->sw->datapath_id) || sp_of_put32(&s->out, 0) ||
         sp_of_put_bytes(&s->out, (uint8_t[]){1, 0, 0, 0}, 4) ||
-        sp_of_put32(&s->out, 2 | 4) || sp_of_put32(&s->out, 0)) {
+        sp_of_put32(&s->out, 1 | 2 | 4) || sp_of_put32(&s->out, 0)) {
         return -1;
     }
     sp_of_finish(&s->out, start);
@@ -443,15 +443,26 @@ reply_aggregate(struct sp_of_session *s, uint32_t xid,
 {
     size_t start = s->out.len;
     uint32_t count = 0;
+    uint64_t packets = 0, bytes = 0;
 
     for (size_t i = 0; i < n; i++) {
-        count += sp_of_flow_selected(filter, &flows[i], false);
+        const struct sp_of_flow *f = &flows[i];
+
+        if (!sp_of_flow_selected(filter, f, false)) {
+            continue;
+        }
+        count++;
+        /* A count not kept for one rule is not kept for the sum. */
+        packets = packets == SP_OF_NO_COUNT || f->packets == SP_OF_NO_COUNT
+                      ? SP_OF_NO_COUNT
+                      : packets + f->packets;
+        bytes = bytes == SP_OF_NO_COUNT || f->bytes == SP_OF_NO_COUNT
+                    ? SP_OF_NO_COUNT
+                    : bytes + f->bytes;
     }
-    /* Packet and byte counts per rule are not kept: all ones. */
     if (mp_start(s, xid, SP_OFPMP_AGGREGATE, 0) ||
-        sp_of_put64(&s->out, SP_OF_NO_COUNT) ||
-        sp_of_put64(&s->out, SP_OF_NO_COUNT) || sp_of_put32(&s->out, count) ||
-        !sp_of_buf_put(&s->out, 4)) {
+        sp_of_put64(&s->out, packets) || sp_of_put64(&s->out, bytes) ||
+        sp_of_put32(&s->out, count) || !sp_of_buf_put(&s->out, 4)) {
         return -1;
     }
     sp_of_finish(&s->out, start);

@@ -135,7 +135,8 @@ main(int argc, char **argv)
         rules[n_rules].priority = fm.priority;
         rules[n_rules].cookie = fm.cookie;
         rules[n_rules].duration_sec = 3;
-        rules[n_rules].packets = rules[n_rules].bytes = SP_OF_NO_COUNT;
+        rules[n_rules].packets = 10 * (uint64_t)i;
+        rules[n_rules].bytes = 1000 * (uint64_t)i;
         strcpy(rules[n_rules].actions, fm.actions);
         n_rules++;
     }

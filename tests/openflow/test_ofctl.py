@@ -90,15 +90,21 @@ def wait_tx(port, more, base=None):
     return None
 
 
-def flows_text():
-    """dump-flows' rules: 'priority=..,match actions=..' without the
-    changing fields."""
+def flows_counted():
+    """dump-flows' rules without the fields that change, each with its
+    (n_packets, n_bytes)."""
     out = ofctl("dump-flows", TARGET).stdout
-    rules = []
+    rules = {}
     for line in out.splitlines()[1:]:
         line = re.sub(r"duration=[\d.]+s, ", "", line.strip())
-        rules.append(line)
-    return sorted(rules)
+        m = re.search(r"n_packets=(\d+), n_bytes=(\d+), ", line)
+        rules[line[:m.start()] + line[m.end():] if m else line] = \
+            (int(m.group(1)), int(m.group(2))) if m else None
+    return rules
+
+
+def flows_text():
+    return sorted(flows_counted())
 
 
 # ---- raw OpenFlow ----
@@ -191,23 +197,32 @@ def test_ofctl(proc):
     # A rule from ctl is one of the same rules.
     rc, _, err = ctl("flow-add", "priority=50,arp,actions=drop")
     check(rc == 0, "ctl flow-add: " + err)
-    want = sorted([
-        "cookie=0x0, table=0, n_packets=?, n_bytes=?, priority=300,ipv6 "
-        "actions=drop",
-        "cookie=0x7, table=0, n_packets=?, n_bytes=?, "
-        "priority=200,tcp,nw_dst=10.0.0.2,tp_dst=80 actions=dec_ttl,output:3",
-        "cookie=0x0, table=0, n_packets=?, n_bytes=?, priority=150,tcp "
-        "actions=drop",
-        "cookie=0x0, table=0, n_packets=?, n_bytes=?, priority=100,udp "
-        "actions=output:2",
-        "cookie=0x0, table=0, n_packets=?, n_bytes=?, priority=50,arp "
-        "actions=drop",
-        "cookie=0x0, table=0, n_packets=?, n_bytes=?, priority=0 "
-        "actions=drop",
-    ])
-    got = flows_text()
+    ipv6, tcp80, tcp, udp, arp, rest = (
+        "cookie=0x0, table=0, priority=300,ipv6 actions=drop",
+        "cookie=0x7, table=0, priority=200,tcp,nw_dst=10.0.0.2,tp_dst=80 "
+        "actions=dec_ttl,output:3",
+        "cookie=0x0, table=0, priority=150,tcp actions=drop",
+        "cookie=0x0, table=0, priority=100,udp actions=output:2",
+        "cookie=0x0, table=0, priority=50,arp actions=drop",
+        "cookie=0x0, table=0, priority=0 actions=drop")
+    want = sorted([ipv6, tcp80, tcp, udp, arp, rest])
+    counted = flows_counted()
+    got = sorted(counted)
     check(got == want, "dump-flows:\n%s\nwant\n%s"
           % ("\n".join(got), "\n".join(want)))
+    # The counters: every UDP frame is 60 bytes, every TCP one 72, and
+    # the port counters agree with the rules'.
+    tx = port_tx()
+    n_udp, n_tcp = counted.get(udp), counted.get(tcp80)
+    check(n_udp and n_udp[0] >= 1000 and n_udp[1] == 60 * n_udp[0] and
+          n_udp[0] <= tx[2], "udp rule counts %s, port 2 sent %d"
+          % (n_udp, tx[2]))
+    check(n_tcp and n_tcp[0] >= 1000 and n_tcp[1] == 72 * n_tcp[0] and
+          n_tcp[0] <= tx[3], "tcp rule counts %s, port 3 sent %d"
+          % (n_tcp, tx[3]))
+    check(counted.get(ipv6) == (0, 0) and counted.get(arp) == (0, 0) and
+          counted.get(rest)[0] > 0,
+          "unmatched rules count 0, the catch-all the rest: %s" % counted)
     rc, out, _ = ctl("flow-dump")
     check(rc == 0 and "priority=200,tcp,nw_dst=10.0.0.2,tp_dst=80,"
           "actions=dec_ttl,output:3" in out, "ctl flow-dump: " + out)

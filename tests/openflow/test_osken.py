@@ -103,9 +103,8 @@ def main():
               "rule 300 reads back as sent: %s" % f)
         check(sorted(flows) == [0, 300, 400, 500] and
               flows[0]["actions"] == [] and
-              all(f["packets"] == 2 ** 64 - 1 for f in flows.values()),
-              "four rules, counts 'not kept' (all ones): %s"
-              % sorted(flows))
+              all(f["packets"] < 2 ** 63 for f in flows.values()),
+              "four rules, with their packet counts: %s" % flows)
         check(result.get("ports") == [[1, "net_pcap0"], [2, "net_null0"],
                                       [3, "net_null1"]],
               "ports: %s" % result.get("ports"))
