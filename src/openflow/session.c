@@ -94,7 +94,7 @@ static int
 handle_hello(struct sp_of_session *s, const uint8_t *msg, size_t len,
              struct sp_of_error *err)
 {
-    bool bitmap = false, ok = msg[0] >= SP_OFP_VERSION;
+    bool ok = msg[0] >= SP_OFP_VERSION;
 
     for (size_t ofs = SP_OFP_HEADER_LEN; ofs + 4 <= len;) {
         uint16_t type = sp_of_get16(msg + ofs);
@@ -106,12 +106,10 @@ handle_hello(struct sp_of_session *s, const uint8_t *msg, size_t len,
                               len - ofs);
         }
         if (type == 1 && elen >= 8) {
-            bitmap = true;
             ok = sp_of_get32(msg + ofs + 4) & (1u << SP_OFP_VERSION);
         }
         ofs += (elen + 7u) / 8 * 8;
     }
-    (void)bitmap;
     if (!ok) {
         s->closing = true;
         return sp_of_fail(err, SP_OFPET_HELLO_FAILED, SP_OFPHFC_INCOMPATIBLE,
