@@ -5,6 +5,7 @@
  * changes while traffic flows, and flow file errors. DPDK is not needed,
  * so this runs on every leg (arm64 too).
  */
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,6 +364,67 @@ test_forwarding(void **state)
     assert_true(ipv4_out > 100);
     assert_int_equal(sim.live_buffers, 0);
     sp_dp_destroy(dp);
+    sim_reset();
+}
+
+struct rule_counts {
+    uint64_t packets, bytes;
+    unsigned rules;
+    uint64_t arp_packets, arp_bytes;
+};
+
+static void
+add_counts(void *aux, const struct sp_match *match, uint32_t priority,
+           const struct sp_actions *actions)
+{
+    struct rule_counts *c = aux;
+    struct sp_actions_stats s;
+
+    sp_actions_stats(actions, &s);
+    c->packets += s.packets;
+    c->bytes += s.bytes;
+    c->rules++;
+    if (priority == 30 && match->key.dl_type == htons(0x0806)) {
+        c->arp_packets = s.packets;
+        c->arp_bytes = s.bytes;
+    }
+}
+
+/* Each rule counts the packets and bytes (as received) it took, whether
+ * its threads own their counter stripes (1, 2 threads) or share them (more
+ * threads than stripes). */
+static void
+test_rule_counters(void **state)
+{
+    static const unsigned pmds[] = {1, 2, SP_ACTIONS_STRIPES + 1};
+
+    (void)state;
+    for (unsigned t = 0; t < sizeof pmds / sizeof *pmds; t++) {
+        struct rule_counts c = {0};
+        struct sp_dp_port_stats p1;
+        uint64_t arp_packets = 0, arp_bytes = 0, bytes = 0;
+        struct sp_dp *dp;
+
+        sim_reset();
+        make_traffic(2000);
+        dp = make_dp(forwarding_rules, pmds[t]);
+        run_to_end(dp);
+        sp_dp_port_stats(dp, 1, &p1);
+        assert_int_equal(sp_dp_flows_foreach(dp, add_counts, &c), 0);
+        for (unsigned i = 0; i < sim.n_in; i++) {
+            if (i % SP_PKTGEN_SHAPE_COUNT == SP_PKTGEN_ARP) {
+                arp_packets++;
+                arp_bytes += sim.in[i].len;
+            }
+            bytes += sim.in[i].len;
+        }
+        assert_int_equal(c.rules, 4);
+        assert_int_equal(c.packets, p1.rx - p1.drops[SP_DP_DROP_NO_MATCH]);
+        assert_true(c.bytes > 0 && c.bytes < bytes);
+        assert_int_equal(c.arp_packets, arp_packets);
+        assert_int_equal(c.arp_bytes, arp_bytes);
+        sp_dp_destroy(dp);
+    }
     sim_reset();
 }
 
@@ -765,6 +827,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forwarding),
+        cmocka_unit_test(test_rule_counters),
         cmocka_unit_test(test_identical_across_variants),
         cmocka_unit_test(test_tx_refused_is_counted),
         cmocka_unit_test(test_lost_and_uncopied_are_counted),

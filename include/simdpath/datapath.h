@@ -115,6 +115,13 @@ int sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err);
 /* Prints every rule as sp_dp_flow_add takes it, in precedence order
  * (highest priority first, then the earliest added); -1 on no memory. */
 int sp_dp_flows_dump(struct sp_dp *dp, FILE *out);
+/* Calls fn for every rule in precedence order, while no rule can be
+ * deleted (fn must not add or delete rules); -1 on no memory. The OpenFlow
+ * channel's listing, with each rule's counters (sp_actions_stats). */
+typedef void sp_dp_flow_fn(void *aux, const struct sp_match *match,
+                           uint32_t priority,
+                           const struct sp_actions *actions);
+int sp_dp_flows_foreach(struct sp_dp *dp, sp_dp_flow_fn *fn, void *aux);
 unsigned sp_dp_flow_count(struct sp_dp *dp);
 
 /* Housekeeping, about once a second from a control thread: subtables are

@@ -69,6 +69,8 @@ uint64_t sp_io_pool_bytes(unsigned ports, unsigned rxq, unsigned txq);
 void sp_io_stop_ports(void);
 
 const char *sp_io_port_name(unsigned port);
+/* The port's Ethernet address (zeros if it has none). */
+void sp_io_port_mac(unsigned port, uint8_t mac[6]);
 
 /* Receives up to max packets into pkts[] (data, len, in_port, owner). A
  * frame that came in several segments is gathered into one buffer (up to

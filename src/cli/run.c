@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/control.h"
+#include "cli/openflow.h"
 #include "simdpath/datapath.h"
 #include "simdpath/io.h"
 
@@ -52,6 +53,14 @@ static const char run_usage[] =
     "                         root /run/simdpath/simdpath.ctl); refused if\n"
     "                         PATH holds anything but a socket nobody\n"
     "                         serves, or others may write its directory\n"
+    "  --openflow ptcp:PORT[:IP]\n"
+    "                         serve OpenFlow 1.3 on this TCP port (IP\n"
+    "                         default 127.0.0.1; docs/openflow.md)\n"
+    "  --controller tcp:HOST:PORT\n"
+    "                         connect to an OpenFlow controller, again\n"
+    "                         after 1 to 8 s when the connection ends\n"
+    "  --fail-mode secure     rules stay while no controller is connected\n"
+    "                         (the only mode)\n"
     "  --duration SECONDS     stop after this long (default 0: no limit)\n"
     "  --exit-when-idle MS    stop once no packet arrived for MS\n"
     "                         milliseconds (default 0: never; the demo\n"
@@ -84,6 +93,7 @@ struct run_options {
     unsigned n_ports;
     const char *flows;
     const char *ctl_path;
+    struct sp_of_channel_config openflow;
     struct sp_dp_config dp;
     double duration;
     unsigned idle_ms;
@@ -180,7 +190,10 @@ parse_options(int argc, char **argv, struct run_options *o)
         OPT_DURATION,
         OPT_IDLE,
         OPT_CONFIG,
-        OPT_LOG_LEVEL
+        OPT_LOG_LEVEL,
+        OPT_OPENFLOW,
+        OPT_CONTROLLER,
+        OPT_FAIL_MODE
     };
     static const struct option options[] = {
         {"port", required_argument, NULL, OPT_PORT},
@@ -193,12 +206,16 @@ parse_options(int argc, char **argv, struct run_options *o)
         {"exit-when-idle", required_argument, NULL, OPT_IDLE},
         {"config", required_argument, NULL, OPT_CONFIG},
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+        {"openflow", required_argument, NULL, OPT_OPENFLOW},
+        {"controller", required_argument, NULL, OPT_CONTROLLER},
+        {"fail-mode", required_argument, NULL, OPT_FAIL_MODE},
         {"help", no_argument, NULL, 'h'},
         SP_CLI_COMMON_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     unsigned long v;
     int opt, common;
+    struct sp_err err;
 
     o->dp.n_pmds = 1;
     o->dp.emc_entries = SP_DP_DEFAULT_EMC_ENTRIES;
@@ -274,6 +291,19 @@ parse_options(int argc, char **argv, struct run_options *o)
                 return -1;
             }
             sp_io_set_log_level(sp_cli_log_level());
+            break;
+        case OPT_OPENFLOW:
+        case OPT_CONTROLLER:
+        case OPT_FAIL_MODE:
+            if (opt == OPT_OPENFLOW
+                    ? sp_of_channel_parse_listen(optarg, &o->openflow, &err)
+                : opt == OPT_CONTROLLER
+                    ? sp_of_channel_parse_controller(optarg, &o->openflow,
+                                                     &err)
+                    : sp_of_channel_parse_fail_mode(optarg, &err)) {
+                sp_cli_error("run", "%s", err.msg);
+                return -1;
+            }
             break;
         case 'h':
             fputs(run_usage, stdout);
@@ -540,6 +570,11 @@ serve(struct sp_dp *dp, const struct run_options *o)
         sp_cli_error("run", "%s", err.msg);
         return SP_EXIT_FAILURE;
     }
+    if (sp_of_channel_start(dp, &o->dp, &err)) {
+        sp_cli_error("run", "%s", err.msg);
+        stop_control();
+        return SP_EXIT_FAILURE;
+    }
     sp_run_telemetry_register();
     for (unsigned p = 0; p < o->dp.n_pmds; p++) {
         launches[p] = (struct pmd_launch){dp, p};
@@ -556,6 +591,7 @@ serve(struct sp_dp *dp, const struct run_options *o)
                "socket %s",
                o->n_ports, o->dp.n_pmds, o->ctl_path);
     wait_for_stop(dp, o);
+    sp_of_channel_stop();
     sp_dp_stop(dp);
     sp_io_wait_workers();
     stop_control();
@@ -610,9 +646,11 @@ sp_cmd_run(int argc, char **argv)
         sp_dp_destroy(dp);
         return SP_EXIT_USAGE;
     }
-    /* So is the control socket: every problem with its path is found
-     * before DPDK starts. */
-    if (sp_ctl_open(o.ctl_path, &err)) {
+    /* So are the control socket and the OpenFlow one: every problem with
+     * their addresses is found before DPDK starts. */
+    if (sp_ctl_open(o.ctl_path, &err) ||
+        sp_of_channel_open(&o.openflow, &err)) {
+        sp_ctl_stop();
         sp_cli_error("run", "%s", err.msg);
         sp_dp_destroy(dp);
         return SP_EXIT_USAGE;
@@ -666,6 +704,7 @@ sp_cmd_run(int argc, char **argv)
             rc = SP_EXIT_FAILURE;
         }
     }
+    sp_of_channel_stop();
     stop_control();
     sp_dp_destroy(dp);
     sp_io_cleanup();

@@ -78,6 +78,18 @@ sp_any_set(const uint8_t *p, size_t len)
     return false;
 }
 
+/* Whether all the len bytes at p are 0xff (a mask that keeps all). */
+static inline bool
+sp_all_ones(const uint8_t *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] != 0xff) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* A sum of 16-bit words reduced to 16 bits by end-around carry. The
  * result is 0 only when 'sum' is 0, so it depends only on the total, never
  * on how the words were grouped. Adding the sum to itself rotated by 16

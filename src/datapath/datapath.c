@@ -335,6 +335,8 @@ pmd_create(struct sp_dp *dp, unsigned index, struct sp_err *err)
         .clone = actions_clone,
         .free = actions_free,
         .aux = pmd,
+        .stripe = index,
+        .stripe_shared = dp->config.n_pmds > SP_ACTIONS_STRIPES,
     };
     return pmd;
 }
@@ -559,6 +561,24 @@ sp_dp_flows_dump(struct sp_dp *dp, FILE *out)
         fprintf(out, "priority=%u%s%s,actions=%s\n", r->priority,
                 match[0] ? "," : "", match, actions ? actions : "");
         free(actions);
+    }
+    pthread_mutex_unlock(&dp->del_lock);
+    if (!rules) {
+        return -1;
+    }
+    free(rules);
+    return 0;
+}
+
+int
+sp_dp_flows_foreach(struct sp_dp *dp, sp_dp_flow_fn *fn, void *aux)
+{
+    const struct sp_rule **rules;
+
+    pthread_mutex_lock(&dp->del_lock);
+    rules = sp_cls_rules(dp->cls);
+    for (unsigned i = 0; rules && rules[i]; i++) {
+        fn(aux, &rules[i]->match, rules[i]->priority, rules[i]->actions);
     }
     pthread_mutex_unlock(&dp->del_lock);
     if (!rules) {

@@ -35,17 +35,6 @@ field(struct out *o, const char *name)
     put(o, "%s%s=", o->len ? "," : "", name);
 }
 
-static bool
-all_ones(const uint8_t *p, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        if (p[i] != 0xff) {
-            return false;
-        }
-    }
-    return true;
-}
-
 /* The number of leading one bits if the mask is a prefix, else -1. */
 static int
 prefix_len(const uint8_t *mask, size_t len)
@@ -86,7 +75,7 @@ put_mac(struct out *o, const char *name, const uint8_t *v, const uint8_t *m)
     field(o, name);
     put(o, "%02x:%02x:%02x:%02x:%02x:%02x", v[0], v[1], v[2], v[3], v[4],
         v[5]);
-    if (!all_ones(m, 6)) {
+    if (!sp_all_ones(m, 6)) {
         put(o, "/%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4],
             m[5]);
     }

@@ -205,6 +205,18 @@ sp_io_port_name(unsigned port)
     return port >= 1 && port <= n_ports ? port_names[port] : "?";
 }
 
+void
+sp_io_port_mac(unsigned port, uint8_t mac[6])
+{
+    struct rte_ether_addr addr;
+
+    memset(mac, 0, 6);
+    if (port >= 1 && port <= n_ports &&
+        !rte_eth_macaddr_get(dpdk_id[port], &addr)) {
+        memcpy(mac, addr.addr_bytes, 6);
+    }
+}
+
 /* A one-segment mbuf for a frame of len bytes after the usual headroom,
  * the bytes still to be written, or NULL. */
 static struct rte_mbuf *

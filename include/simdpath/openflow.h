@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * OpenFlow 1.3 (docs/openflow.md): the codec and one connection's protocol
+ * state, without sockets or DPDK. Bytes a peer sent go in with
+ * sp_of_session_input(); the replies come out of the session's output
+ * buffer. What the switch is (its rules, ports, counters) is reached
+ * through struct sp_of_switch, so the library is tested on its own.
+ *
+ * Every length field of a message is checked against the bytes that are
+ * there before anything is read under it. A message that is malformed or
+ * asks for what simdpath does not have is answered with OFPT_ERROR (type
+ * and code as ovs-vswitchd answers, the first 64 bytes of the message as
+ * data) and the session goes on; only a header whose length cannot frame
+ * a message (below 8) ends it, since nothing after it can be found.
+ *
+ * Matches are struct sp_match; actions are simdpath action text
+ * (docs/flow-syntax.md), the form sp_actions_parse() reads and
+ * sp_actions_format() writes.
+ */
+#ifndef SP_OPENFLOW_H
+#define SP_OPENFLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "simdpath/match.h"
+
+#define SP_OFP_VERSION     0x04 /* OpenFlow 1.3 */
+#define SP_OFP_HEADER_LEN  8
+#define SP_OFP_MAX_MSG_LEN 65535
+
+/* Message types (ofp_type). */
+enum {
+    SP_OFPT_HELLO = 0,
+    SP_OFPT_ERROR = 1,
+    SP_OFPT_ECHO_REQUEST = 2,
+    SP_OFPT_ECHO_REPLY = 3,
+    SP_OFPT_EXPERIMENTER = 4,
+    SP_OFPT_FEATURES_REQUEST = 5,
+    SP_OFPT_FEATURES_REPLY = 6,
+    SP_OFPT_GET_CONFIG_REQUEST = 7,
+    SP_OFPT_GET_CONFIG_REPLY = 8,
+    SP_OFPT_SET_CONFIG = 9,
+    SP_OFPT_PACKET_IN = 10,
+    SP_OFPT_FLOW_REMOVED = 11,
+    SP_OFPT_PORT_STATUS = 12,
+    SP_OFPT_PACKET_OUT = 13,
+    SP_OFPT_FLOW_MOD = 14,
+    SP_OFPT_GROUP_MOD = 15,
+    SP_OFPT_PORT_MOD = 16,
+    SP_OFPT_TABLE_MOD = 17,
+    SP_OFPT_MULTIPART_REQUEST = 18,
+    SP_OFPT_MULTIPART_REPLY = 19,
+    SP_OFPT_BARRIER_REQUEST = 20,
+    SP_OFPT_BARRIER_REPLY = 21,
+    SP_OFPT_METER_MOD = 29,
+};
+
+/* Error types and the codes used here (ofp_error_type, ofp_*_code). */
+enum {
+    SP_OFPET_HELLO_FAILED = 0,
+    SP_OFPET_BAD_REQUEST = 1,
+    SP_OFPET_BAD_ACTION = 2,
+    SP_OFPET_BAD_INSTRUCTION = 3,
+    SP_OFPET_BAD_MATCH = 4,
+    SP_OFPET_FLOW_MOD_FAILED = 5,
+    SP_OFPET_GROUP_MOD_FAILED = 6,
+    SP_OFPET_PORT_MOD_FAILED = 7,
+    SP_OFPET_TABLE_MOD_FAILED = 8,
+    SP_OFPET_SWITCH_CONFIG_FAILED = 10,
+    SP_OFPET_METER_MOD_FAILED = 12,
+    SP_OFPET_TABLE_FEATURES_FAILED = 13,
+};
+
+enum { SP_OFPHFC_INCOMPATIBLE = 0 };
+
+enum {
+    SP_OFPBRC_BAD_VERSION = 0,
+    SP_OFPBRC_BAD_TYPE = 1,
+    SP_OFPBRC_BAD_MULTIPART = 2,
+    SP_OFPBRC_BAD_EXPERIMENTER = 3,
+    SP_OFPBRC_EPERM = 5,
+    SP_OFPBRC_BAD_LEN = 6,
+    SP_OFPBRC_BUFFER_UNKNOWN = 8,
+    SP_OFPBRC_BAD_TABLE_ID = 9,
+    SP_OFPBRC_BAD_PORT = 11,
+};
+
+enum {
+    SP_OFPBAC_BAD_TYPE = 0,
+    SP_OFPBAC_BAD_LEN = 1,
+    SP_OFPBAC_BAD_EXPERIMENTER = 2,
+    SP_OFPBAC_BAD_OUT_PORT = 4,
+    SP_OFPBAC_BAD_ARGUMENT = 5,
+    SP_OFPBAC_TOO_MANY = 7,
+    SP_OFPBAC_BAD_QUEUE = 8,
+    SP_OFPBAC_BAD_OUT_GROUP = 9,
+    SP_OFPBAC_MATCH_INCONSISTENT = 10,
+    SP_OFPBAC_BAD_SET_TYPE = 13,
+    SP_OFPBAC_BAD_SET_LEN = 14,
+    SP_OFPBAC_BAD_SET_ARGUMENT = 15,
+};
+
+enum {
+    SP_OFPBIC_UNKNOWN_INST = 0,
+    SP_OFPBIC_UNSUP_INST = 1,
+    SP_OFPBIC_BAD_TABLE_ID = 2,
+    SP_OFPBIC_BAD_EXPERIMENTER = 5,
+    SP_OFPBIC_BAD_LEN = 7,
+};
+
+enum {
+    SP_OFPBMC_BAD_TYPE = 0,
+    SP_OFPBMC_BAD_LEN = 1,
+    SP_OFPBMC_BAD_FIELD = 6,
+    SP_OFPBMC_BAD_VALUE = 7,
+    SP_OFPBMC_BAD_MASK = 8,
+    SP_OFPBMC_BAD_PREREQ = 9,
+    SP_OFPBMC_DUP_FIELD = 10,
+};
+
+enum {
+    SP_OFPFMFC_UNKNOWN = 0,
+    SP_OFPFMFC_TABLE_FULL = 1,
+    SP_OFPFMFC_BAD_TABLE_ID = 2,
+    SP_OFPFMFC_OVERLAP = 3,
+    SP_OFPFMFC_BAD_TIMEOUT = 5,
+    SP_OFPFMFC_BAD_COMMAND = 6,
+    SP_OFPFMFC_BAD_FLAGS = 7,
+};
+
+enum { SP_OFPSCFC_BAD_FLAGS = 0, SP_OFPSCFC_BAD_LEN = 1 };
+enum { SP_OFPGMFC_EPERM = 13 };
+enum { SP_OFPMMFC_INVALID_METER = 1 };
+enum { SP_OFPPMFC_BAD_PORT = 0 };
+enum { SP_OFPTMFC_BAD_TABLE = 0 };
+enum { SP_OFPTFFC_EPERM = 5 };
+
+/* Reserved port numbers (ofp_port_no). */
+#define SP_OFPP_MAX        0xffffff00u
+#define SP_OFPP_IN_PORT    0xfffffff8u
+#define SP_OFPP_CONTROLLER 0xfffffffdu
+#define SP_OFPP_ANY        0xffffffffu
+#define SP_OFPG_ANY        0xffffffffu
+#define SP_OFPTT_ALL       0xff
+#define SP_OFP_NO_BUFFER   0xffffffffu
+
+/* flow_mod commands and flags. */
+enum {
+    SP_OFPFC_ADD = 0,
+    SP_OFPFC_MODIFY = 1,
+    SP_OFPFC_MODIFY_STRICT = 2,
+    SP_OFPFC_DELETE = 3,
+    SP_OFPFC_DELETE_STRICT = 4,
+};
+
+#define SP_OFPFF_SEND_FLOW_REM 0x0001
+#define SP_OFPFF_CHECK_OVERLAP 0x0002
+#define SP_OFPFF_RESET_COUNTS  0x0004
+#define SP_OFPFF_NO_PKT_COUNTS 0x0008
+#define SP_OFPFF_NO_BYT_COUNTS 0x0010
+
+/* Multipart types. */
+enum {
+    SP_OFPMP_DESC = 0,
+    SP_OFPMP_FLOW = 1,
+    SP_OFPMP_AGGREGATE = 2,
+    SP_OFPMP_TABLE = 3,
+    SP_OFPMP_PORT_STATS = 4,
+    SP_OFPMP_TABLE_FEATURES = 12,
+    SP_OFPMP_PORT_DESC = 13,
+};
+#define SP_OFPMPF_MORE 0x0001
+
+/* Counters simdpath does not keep are sent as all ones, as OpenFlow
+ * asks. */
+#define SP_OF_NO_COUNT UINT64_MAX
+
+/* Room for the action text of one rule. */
+#define SP_OF_ACTIONS_MAX 1024
+
+/* An error to answer: type, code, and why (for logs and tests). */
+struct sp_of_error {
+    uint16_t type, code;
+    char why[160];
+};
+
+/* A decoded FLOW_MOD (table 0 or OFPTT_ALL for deletes). */
+struct sp_of_flow_mod {
+    uint8_t command;
+    uint8_t table_id;
+    uint64_t cookie, cookie_mask;
+    uint16_t idle_timeout, hard_timeout, priority, flags;
+    uint32_t buffer_id, out_port, out_group;
+    struct sp_match match;
+    char actions[SP_OF_ACTIONS_MAX]; /* "drop" for an empty list */
+};
+
+/* A rule as the switch reports it. */
+struct sp_of_flow {
+    struct sp_match match;
+    uint16_t priority;
+    uint16_t idle_timeout, hard_timeout, flags;
+    uint64_t cookie;
+    uint32_t duration_sec, duration_nsec;
+    uint64_t packets, bytes; /* SP_OF_NO_COUNT: not kept */
+    char actions[SP_OF_ACTIONS_MAX];
+};
+
+struct sp_of_port {
+    uint32_t port_no;
+    uint8_t hw_addr[6];
+    char name[16];
+    /* Counters; SP_OF_NO_COUNT where not kept. */
+    uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes;
+    uint64_t rx_dropped, tx_dropped, rx_errors, tx_errors;
+    uint32_t duration_sec;
+};
+
+struct sp_of_table {
+    uint32_t active_count;
+    uint64_t lookup_count, matched_count;
+};
+
+/* What the session asks the switch. Every callback is required. */
+struct sp_of_switch {
+    void *aux;
+    uint64_t datapath_id;
+    unsigned n_ports; /* ports are 1..n_ports */
+    /* Applies a decoded FLOW_MOD; returns 0, or -1 with err filled. */
+    int (*flow_mod)(void *aux, const struct sp_of_flow_mod *fm,
+                    struct sp_of_error *err);
+    /* A snapshot of every rule, highest priority first, in a malloc'd
+     * array the session frees; -1 when out of memory. */
+    int (*flows)(void *aux, struct sp_of_flow **flows, size_t *n);
+    void (*port)(void *aux, unsigned port, struct sp_of_port *out);
+    void (*table)(void *aux, struct sp_of_table *out);
+};
+
+/* A growable byte buffer. */
+struct sp_of_buf {
+    uint8_t *data;
+    size_t len, cap;
+};
+
+void sp_of_buf_free(struct sp_of_buf *b);
+/* Drops the first n bytes (they were sent). */
+void sp_of_buf_consume(struct sp_of_buf *b, size_t n);
+
+/* Limits: messages are handled, and a long reply produced, while less
+ * than SP_OF_OUTPUT_HIGH bytes of output wait to be sent; input is taken
+ * while less than SP_OF_INPUT_MAX bytes of it wait to be handled. */
+#define SP_OF_OUTPUT_HIGH (256 * 1024)
+#define SP_OF_INPUT_MAX   (256 * 1024)
+
+struct sp_of_session {
+    const struct sp_of_switch *sw;
+    bool hello_sent, hello_received;
+    bool closing; /* a fatal error was answered: close once sent */
+    uint16_t config_flags, miss_send_len;
+    struct sp_of_buf in, out;
+    /* A multipart reply in progress: FLOW or AGGREGATE over a snapshot. */
+    struct {
+        struct sp_of_flow *flows;
+        size_t n, next;
+        uint32_t xid;
+        uint16_t type;
+        struct sp_of_flow_mod filter; /* match, cookie, out_port */
+    } pending;
+    uint64_t n_errors; /* errors answered */
+};
+
+/* Starts a session; its HELLO is in s->out. */
+void sp_of_session_init(struct sp_of_session *s,
+                        const struct sp_of_switch *sw);
+void sp_of_session_free(struct sp_of_session *s);
+
+/*
+ * Takes bytes the peer sent and handles every whole message in order
+ * (stopping while s->out is at its limit). Returns 0, or
+ * -1 when the connection should be closed once s->out is sent
+ * (s->closing), e.g. after a HELLO with no common version or a header
+ * whose length cannot be framed. With len 0 it resumes after the caller
+ * drained s->out.
+ */
+int sp_of_session_input(struct sp_of_session *s, const uint8_t *data,
+                        size_t len);
+
+/* FLOW_REMOVED reasons. */
+enum {
+    SP_OFPRR_IDLE_TIMEOUT = 0,
+    SP_OFPRR_HARD_TIMEOUT = 1,
+    SP_OFPRR_DELETE = 2,
+};
+
+/* Queues a FLOW_REMOVED for f (sent to every controller, as OVS does for
+ * rules with SEND_FLOW_REM). Returns -1 when out of memory. */
+int sp_of_session_flow_removed(struct sp_of_session *s,
+                               const struct sp_of_flow *f, uint8_t reason);
+
+/* Whether the session wants more input (none while a reply is pending,
+ * s->in is full or s->out is at its limit). */
+bool sp_of_session_wants_input(const struct sp_of_session *s);
+
+/* ---- codec, also used by the tests ---- */
+
+/* Decodes a FLOW_MOD message (header included) for a switch with ports
+ * 1..n_ports. Returns 0, or -1 with err. */
+int sp_of_decode_flow_mod(const uint8_t *msg, size_t len, unsigned n_ports,
+                          struct sp_of_flow_mod *fm, struct sp_of_error *err);
+
+/* Decodes an OXM match (ofp_match, at p, with 'avail' bytes there) into
+ * m; *used is its length with padding. */
+int sp_of_decode_match(const uint8_t *p, size_t avail, struct sp_match *m,
+                       size_t *used, struct sp_of_error *err);
+
+/* Appends m as an ofp_match with padding. Returns -1 (out of memory). */
+int sp_of_encode_match(struct sp_of_buf *b, const struct sp_match *m);
+
+/* Whether a FLOW_MOD's or a flow stats request's selection (match,
+ * cookie and mask, out_port, out_group; priority too when strict) takes
+ * flow f, as OpenFlow defines: non-strict, f's match must be at least as
+ * specific as the selection's. */
+bool sp_of_flow_selected(const struct sp_of_flow_mod *sel,
+                         const struct sp_of_flow *f, bool strict);
+
+/* Appends a FLOW_MOD: used by the tests and the oracle test. */
+int sp_of_encode_flow_mod(struct sp_of_buf *b, uint32_t xid,
+                          const struct sp_of_flow_mod *fm);
+
+/* Appends an apply-actions instruction for the action text (as
+ * sp_actions_format() writes it); nothing for "drop" or "". Returns -1
+ * on text it does not know. */
+int sp_of_encode_actions(struct sp_of_buf *b, const char *actions,
+                         const struct sp_match *match);
+
+#endif /* SP_OPENFLOW_H */

@@ -1,0 +1,938 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * simdpath run's OpenFlow channel (docs/openflow.md): a listening socket
+ * (--openflow ptcp:PORT[:IP]) and a controller it connects to
+ * (--controller tcp:HOST:PORT), served by one thread with poll() on
+ * non-blocking sockets. The protocol is src/openflow's session; this file
+ * is the sockets and the switch the sessions talk to: the datapath's rules
+ * through sp_dp_flow_add/del, the same path as `simdpath ctl flow-add`,
+ * so rules from a controller, --flows and ctl are one set.
+ */
+#define _GNU_SOURCE /* accept4, pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/openflow.h"
+#include "simdpath/datapath.h"
+#include "simdpath/flow_format.h"
+#include "simdpath/io.h"
+#include "simdpath/openflow.h"
+
+#define MAX_CONNS      16
+#define READ_CHUNK     65536
+#define BACKOFF_MIN_MS 1000
+#define BACKOFF_MAX_MS 8000
+#define RULE_TEXT_MAX  (2048 + SP_OF_ACTIONS_MAX + 32)
+
+/* What OpenFlow knows of a rule that the datapath does not keep: cookie,
+ * timeouts, flags and when it was added. Keyed by match and priority. */
+struct meta {
+    struct meta *next;
+    struct sp_match match;
+    uint16_t priority;
+    uint16_t idle_timeout, hard_timeout, flags;
+    uint64_t cookie;
+    struct timespec added;
+    unsigned seen; /* snapshot generation that last saw the rule */
+};
+
+struct conn {
+    int fd;
+    bool controller; /* the --controller connection */
+    struct sp_of_session s;
+};
+
+struct channel {
+    struct sp_dp *dp;
+    const struct sp_dp_config *config;
+    struct sp_of_switch sw;
+    pthread_t thread;
+    bool running;
+    int wake[2];
+    int listen_fd;
+    /* --controller */
+    char ctrl_host[256], ctrl_port[8];
+    int ctrl_fd;  /* connecting, or -1 */
+    bool ctrl_up; /* a connection in conns[] */
+    uint64_t ctrl_next_ms;
+    unsigned ctrl_backoff_ms;
+    struct conn conns[MAX_CONNS];
+    unsigned n_conns;
+    /* meta table */
+    struct meta **buckets;
+    size_t n_buckets, n_meta, n_timed;
+    unsigned generation;
+    struct timespec started;
+};
+
+static struct channel ch = {.listen_fd = -1, .ctrl_fd = -1, .wake = {-1, -1}};
+
+static uint64_t
+now_ms(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* ---- meta table ---- */
+
+static size_t
+meta_hash(const struct sp_match *m, uint16_t priority)
+{
+    uint64_t h = 14695981039346656037ull ^ priority;
+
+    for (size_t i = 0; i < sizeof *m; i++) {
+        h = (h ^ ((const uint8_t *)m)[i]) * 1099511628211ull;
+    }
+    return (size_t)(h ^ h >> 32);
+}
+
+static struct meta **
+meta_slot(const struct sp_match *m, uint16_t priority)
+{
+    struct meta **p;
+
+    if (!ch.n_buckets) {
+        return NULL;
+    }
+    p = &ch.buckets[meta_hash(m, priority) & (ch.n_buckets - 1)];
+    while (*p && ((*p)->priority != priority ||
+                  memcmp(&(*p)->match, m, sizeof *m))) {
+        p = &(*p)->next;
+    }
+    return p;
+}
+
+static struct meta *
+meta_find(const struct sp_match *m, uint16_t priority)
+{
+    struct meta **p = meta_slot(m, priority);
+
+    return p ? *p : NULL;
+}
+
+static void
+meta_remove(const struct sp_match *m, uint16_t priority)
+{
+    struct meta **p = meta_slot(m, priority), *e;
+
+    if (p && *p) {
+        e = *p;
+        *p = e->next;
+        ch.n_timed -= e->hard_timeout != 0;
+        ch.n_meta--;
+        free(e);
+    }
+}
+
+static int
+meta_grow(void)
+{
+    size_t n = ch.n_buckets ? 2 * ch.n_buckets : 1024;
+    struct meta **b = calloc(n, sizeof *b);
+
+    if (!b) {
+        return -1;
+    }
+    for (size_t i = 0; i < ch.n_buckets; i++) {
+        for (struct meta *e = ch.buckets[i], *next; e; e = next) {
+            size_t at = meta_hash(&e->match, e->priority) & (n - 1);
+
+            next = e->next;
+            e->next = b[at];
+            b[at] = e;
+        }
+    }
+    free(ch.buckets);
+    ch.buckets = b;
+    ch.n_buckets = n;
+    return 0;
+}
+
+static int
+meta_set(const struct sp_of_flow_mod *fm)
+{
+    struct meta *e;
+    struct meta **p;
+
+    meta_remove(&fm->match, fm->priority);
+    if (ch.n_meta >= ch.n_buckets && meta_grow()) {
+        return -1;
+    }
+    e = calloc(1, sizeof *e);
+    if (!e) {
+        return -1;
+    }
+    e->match = fm->match;
+    e->priority = fm->priority;
+    e->cookie = fm->cookie;
+    e->idle_timeout = fm->idle_timeout;
+    e->hard_timeout = fm->hard_timeout;
+    e->flags = fm->flags;
+    e->seen = ch.generation;
+    clock_gettime(CLOCK_MONOTONIC, &e->added);
+    p = &ch.buckets[meta_hash(&e->match, e->priority) & (ch.n_buckets - 1)];
+    e->next = *p;
+    *p = e;
+    ch.n_meta++;
+    ch.n_timed += e->hard_timeout != 0;
+    return 0;
+}
+
+static void
+meta_free_all(void)
+{
+    for (size_t i = 0; i < ch.n_buckets; i++) {
+        for (struct meta *e = ch.buckets[i], *next; e; e = next) {
+            next = e->next;
+            free(e);
+        }
+    }
+    free(ch.buckets);
+    ch.buckets = NULL;
+    ch.n_buckets = ch.n_meta = ch.n_timed = 0;
+}
+
+/* ---- the switch ---- */
+
+static void
+rule_text(char *buf, size_t size, const struct sp_match *m, uint16_t priority,
+          const char *actions)
+{
+    char match[2048];
+
+    sp_flow_format(&m->key, &m->mask, match, sizeof match);
+    snprintf(buf, size, "priority=%u%s%s,actions=%s", priority,
+             match[0] ? "," : "", match, actions);
+}
+
+static void
+fill_from_meta(struct sp_of_flow *f, const struct timespec *now)
+{
+    const struct meta *e = meta_find(&f->match, f->priority);
+    const struct timespec *since = e ? &e->added : now;
+    long ns = now->tv_nsec - since->tv_nsec;
+    time_t sec = now->tv_sec - since->tv_sec;
+
+    if (ns < 0) {
+        ns += 1000000000;
+        sec--;
+    }
+    if (sec < 0) {
+        sec = ns = 0; /* added after 'now' was taken */
+    }
+    f->duration_sec = (uint32_t)sec;
+    f->duration_nsec = (uint32_t)ns;
+    if (e) {
+        f->cookie = e->cookie;
+        f->idle_timeout = e->idle_timeout;
+        f->hard_timeout = e->hard_timeout;
+        f->flags = e->flags;
+    }
+}
+
+struct listing {
+    struct sp_of_flow *flows;
+    size_t n, cap;
+    struct timespec now;
+    bool failed;
+};
+
+static void
+list_rule(void *aux, const struct sp_match *match, uint32_t priority,
+          const struct sp_actions *actions)
+{
+    struct listing *l = aux;
+    struct sp_of_flow *f;
+    struct sp_actions_stats stats;
+    struct meta *e;
+
+    if (l->failed) {
+        return;
+    }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        struct sp_of_flow *grown = realloc(l->flows, cap * sizeof *grown);
+
+        if (!grown) {
+            l->failed = true;
+            return;
+        }
+        l->flows = grown;
+        l->cap = cap;
+    }
+    f = &l->flows[l->n++];
+    memset(f, 0, sizeof *f);
+    f->match = *match;
+    f->priority = (uint16_t)priority;
+    sp_actions_format(actions, f->actions, sizeof f->actions);
+    e = meta_find(match, f->priority);
+    if (!e) {
+        /* A rule from --flows or ctl: its duration counts from when the
+         * channel first sees it. */
+        struct sp_of_flow_mod fm = {.match = *match, .priority = f->priority};
+
+        meta_set(&fm);
+    } else {
+        e->seen = ch.generation;
+    }
+    fill_from_meta(f, &l->now);
+    sp_actions_stats(actions, &stats);
+    f->packets = stats.packets;
+    f->bytes = stats.bytes;
+}
+
+/* Every rule of the datapath with its counters and what the meta table
+ * knows of it. Meta entries of rules that are gone (deleted through ctl)
+ * are dropped. */
+static int
+sw_flows(void *aux, struct sp_of_flow **out, size_t *n_out)
+{
+    struct listing l = {0};
+
+    (void)aux;
+    clock_gettime(CLOCK_MONOTONIC, &l.now);
+    ch.generation++;
+    if (sp_dp_flows_foreach(ch.dp, list_rule, &l) || l.failed) {
+        free(l.flows);
+        return -1;
+    }
+    for (size_t i = 0; i < ch.n_buckets; i++) {
+        for (struct meta **p = &ch.buckets[i]; *p;) {
+            if ((*p)->seen != ch.generation) {
+                struct meta *gone = *p;
+
+                *p = gone->next;
+                ch.n_timed -= gone->hard_timeout != 0;
+                ch.n_meta--;
+                free(gone);
+            } else {
+                p = &(*p)->next;
+            }
+        }
+    }
+    *out = l.flows;
+    *n_out = l.n;
+    return 0;
+}
+
+static void
+notify_removed(const struct sp_of_flow *f, uint8_t reason)
+{
+    if (!(f->flags & SP_OFPFF_SEND_FLOW_REM)) {
+        return;
+    }
+    for (unsigned i = 0; i < ch.n_conns; i++) {
+        sp_of_session_flow_removed(&ch.conns[i].s, f, reason);
+    }
+}
+
+/* Deletes f's rule; reason is a FLOW_REMOVED reason, or -1 for none. */
+static int
+delete_rule(const struct sp_of_flow *f, int reason)
+{
+    char text[RULE_TEXT_MAX];
+    struct sp_err err;
+
+    rule_text(text, sizeof text, &f->match, f->priority, "drop");
+    if (sp_dp_flow_del(ch.dp, text, &err)) {
+        return -1;
+    }
+    if (reason >= 0) {
+        notify_removed(f, (uint8_t)reason);
+    }
+    meta_remove(&f->match, f->priority);
+    return 0;
+}
+
+static int
+add_rule(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
+{
+    char text[RULE_TEXT_MAX];
+    struct sp_err e;
+
+    rule_text(text, sizeof text, &fm->match, fm->priority, fm->actions);
+    /* An ADD replaces a rule with the same match and priority (OpenFlow
+     * 1.3, 6.4): there is none when the delete fails. */
+    sp_dp_flow_del(ch.dp, text, &e);
+    if (sp_dp_flow_add(ch.dp, text, &e)) {
+        err->type = SP_OFPET_FLOW_MOD_FAILED;
+        err->code = SP_OFPFMFC_UNKNOWN;
+        snprintf(err->why, sizeof err->why, "%.150s", e.msg);
+        return -1;
+    }
+    if (meta_set(fm)) {
+        err->type = SP_OFPET_FLOW_MOD_FAILED;
+        err->code = SP_OFPFMFC_TABLE_FULL;
+        snprintf(err->why, sizeof err->why, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static bool
+overlaps(const struct sp_match *a, const struct sp_match *b)
+{
+    for (unsigned i = 0; i < SP_FLOW_KEY_BLOCKS; i++) {
+        if ((a->key.blocks[i] ^ b->key.blocks[i]) & a->mask.blocks[i] &
+            b->mask.blocks[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static int
+sw_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
+            struct sp_of_error *err)
+{
+    bool strict = fm->command == SP_OFPFC_MODIFY_STRICT ||
+                  fm->command == SP_OFPFC_DELETE_STRICT;
+    struct sp_of_flow *flows;
+    size_t n;
+    int rc = 0;
+
+    (void)aux;
+    if (fm->idle_timeout && fm->command <= SP_OFPFC_MODIFY_STRICT) {
+        err->type = SP_OFPET_FLOW_MOD_FAILED;
+        err->code = SP_OFPFMFC_BAD_TIMEOUT;
+        snprintf(err->why, sizeof err->why,
+                 "idle_timeout: simdpath keeps no per-rule hit times");
+        return -1;
+    }
+    if (fm->command == SP_OFPFC_ADD && !(fm->flags & SP_OFPFF_CHECK_OVERLAP)) {
+        return add_rule(fm, err);
+    }
+    if (sw_flows(NULL, &flows, &n)) {
+        err->type = SP_OFPET_FLOW_MOD_FAILED;
+        err->code = SP_OFPFMFC_UNKNOWN;
+        snprintf(err->why, sizeof err->why, "out of memory");
+        return -1;
+    }
+    if (fm->command == SP_OFPFC_ADD) {
+        for (size_t i = 0; i < n; i++) {
+            if (flows[i].priority == fm->priority &&
+                overlaps(&flows[i].match, &fm->match) &&
+                memcmp(&flows[i].match, &fm->match, sizeof fm->match)) {
+                free(flows);
+                err->type = SP_OFPET_FLOW_MOD_FAILED;
+                err->code = SP_OFPFMFC_OVERLAP;
+                snprintf(err->why, sizeof err->why,
+                         "a rule of priority %u overlaps", fm->priority);
+                return -1;
+            }
+        }
+        free(flows);
+        return add_rule(fm, err);
+    }
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct sp_of_flow_mod mod;
+
+        if (!sp_of_flow_selected(fm, &flows[i], strict)) {
+            continue;
+        }
+        if (fm->command >= SP_OFPFC_DELETE) {
+            delete_rule(&flows[i], SP_OFPRR_DELETE);
+            continue;
+        }
+        /* Modify keeps the rule's cookie, timeouts and flags; the new
+         * actions replace the old ones by delete and add, so a packet in
+         * between may find no rule. */
+        mod = *fm;
+        mod.match = flows[i].match;
+        mod.priority = flows[i].priority;
+        mod.cookie = flows[i].cookie;
+        mod.hard_timeout = flows[i].hard_timeout;
+        mod.idle_timeout = flows[i].idle_timeout;
+        mod.flags = flows[i].flags;
+        /* A rule deleted meanwhile (ctl) is left deleted. */
+        if (!delete_rule(&flows[i], -1)) {
+            rc = add_rule(&mod, err);
+        }
+    }
+    free(flows);
+    return rc;
+}
+
+static void
+sw_port(void *aux, unsigned port, struct sp_of_port *out)
+{
+    struct sp_dp_port_stats s;
+    struct timespec now;
+
+    (void)aux;
+    sp_dp_port_stats(ch.dp, port, &s);
+    snprintf(out->name, sizeof out->name, "%s", sp_io_port_name(port));
+    sp_io_port_mac(port, out->hw_addr);
+    out->rx_packets = s.rx;
+    out->tx_packets = s.tx;
+    out->rx_bytes = out->tx_bytes = SP_OF_NO_COUNT;
+    out->rx_errors = out->tx_errors = SP_OF_NO_COUNT;
+    out->tx_dropped = s.drops[SP_DP_DROP_TX_REFUSED];
+    out->rx_dropped = 0;
+    for (unsigned r = 0; r < SP_DP_DROP_COUNT; r++) {
+        out->rx_dropped += r == SP_DP_DROP_TX_REFUSED ? 0 : s.drops[r];
+    }
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    out->duration_sec = (uint32_t)(now.tv_sec - ch.started.tv_sec);
+}
+
+static void
+sw_table(void *aux, struct sp_of_table *out)
+{
+    (void)aux;
+    out->active_count = sp_dp_flow_count(ch.dp);
+    out->lookup_count = out->matched_count = 0;
+    for (unsigned t = 0; t < ch.config->n_pmds; t++) {
+        struct sp_dp_pmd_stats s;
+
+        sp_dp_pmd_stats(ch.dp, t, &s);
+        out->lookup_count += s.packets;
+        out->matched_count += s.emc_hits + s.classifier_hits;
+    }
+}
+
+/* Hard timeouts, checked once a second. */
+static void
+expire_rules(void)
+{
+    struct sp_of_flow *flows;
+    struct timespec now;
+    size_t n;
+
+    if (!ch.n_timed || sw_flows(NULL, &flows, &n)) {
+        return;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    for (size_t i = 0; i < n; i++) {
+        if (flows[i].hard_timeout &&
+            flows[i].duration_sec >= flows[i].hard_timeout) {
+            delete_rule(&flows[i], SP_OFPRR_HARD_TIMEOUT);
+        }
+    }
+    free(flows);
+}
+
+/* ---- options ---- */
+
+/* Splits "A:B" at the last colon (an IPv6 address has colons). */
+static int
+split_host_port(char *text, const char **host, const char **port)
+{
+    char *colon = strrchr(text, ':');
+
+    if (!colon || colon == text || !colon[1]) {
+        return -1;
+    }
+    *colon = '\0';
+    *host = text;
+    *port = colon + 1;
+    if (**host == '[' && colon[-1] == ']') {
+        colon[-1] = '\0';
+        (*host)++;
+    }
+    return 0;
+}
+
+static int
+valid_port(const char *text, bool zero_ok)
+{
+    char *end;
+    unsigned long v = strtoul(text, &end, 10);
+
+    return *text && !*end && text[0] != '-' && v <= 65535 && (zero_ok || v);
+}
+
+int
+sp_of_channel_parse_listen(const char *spec, struct sp_of_channel_config *c,
+                           struct sp_err *err)
+{
+    char buf[300];
+    const char *rest, *colon;
+
+    if (strncmp(spec, "ptcp:", 5) || strlen(spec) >= sizeof buf) {
+        return sp_err_set(err,
+                          "--openflow: '%s'; expected ptcp:PORT[:IP], e.g. "
+                          "ptcp:6653",
+                          spec);
+    }
+    rest = spec + 5;
+    colon = strchr(rest, ':');
+    snprintf(buf, sizeof buf, "%.*s",
+             colon ? (int)(colon - rest) : (int)strlen(rest), rest);
+    if (!valid_port(buf, true)) {
+        return sp_err_set(err,
+                          "--openflow: port '%s' in '%s'; expected 0 to "
+                          "65535",
+                          buf, spec);
+    }
+    if (colon && strlen(colon + 1) >= sizeof c->listen_ip) {
+        return sp_err_set(err, "--openflow: address too long in '%s'", spec);
+    }
+    snprintf(c->listen_port, sizeof c->listen_port, "%.7s", buf);
+    snprintf(c->listen_ip, sizeof c->listen_ip, "%.63s",
+             colon ? colon + 1 : "127.0.0.1");
+    c->listen = true;
+    return 0;
+}
+
+int
+sp_of_channel_parse_controller(const char *spec,
+                               struct sp_of_channel_config *c,
+                               struct sp_err *err)
+{
+    char buf[300];
+    const char *host, *port;
+
+    if (strncmp(spec, "tcp:", 4) || strlen(spec) >= sizeof buf) {
+        return sp_err_set(err,
+                          "--controller: '%s'; expected tcp:HOST:PORT, e.g. "
+                          "tcp:127.0.0.1:6653",
+                          spec);
+    }
+    snprintf(buf, sizeof buf, "%s", spec + 4);
+    if (split_host_port(buf, &host, &port) || !valid_port(port, false)) {
+        return sp_err_set(err,
+                          "--controller: '%s'; expected tcp:HOST:PORT with a "
+                          "port from 1 to 65535",
+                          spec);
+    }
+    snprintf(c->ctrl_host, sizeof c->ctrl_host, "%.255s", host);
+    snprintf(c->ctrl_port, sizeof c->ctrl_port, "%.7s", port);
+    c->controller = true;
+    return 0;
+}
+
+int
+sp_of_channel_parse_fail_mode(const char *mode, struct sp_err *err)
+{
+    if (strcmp(mode, "secure")) {
+        return sp_err_set(err,
+                          "--fail-mode: '%s'; only 'secure' (the rules stay "
+                          "while no controller is connected)",
+                          mode);
+    }
+    return 0;
+}
+
+/* ---- sockets ---- */
+
+static int
+nonblocking(int fd)
+{
+    int flags = fcntl(fd, F_GETFL);
+
+    return flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) ? -1 : 0;
+}
+
+int
+sp_of_channel_open(const struct sp_of_channel_config *c, struct sp_err *err)
+{
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                             .ai_flags =
+                                 AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV};
+    struct addrinfo *ai;
+    int fd, one = 1, rc;
+
+    memcpy(ch.ctrl_host, c->ctrl_host, sizeof ch.ctrl_host);
+    memcpy(ch.ctrl_port, c->ctrl_port, sizeof ch.ctrl_port);
+    if (!c->listen) {
+        return 0;
+    }
+    rc = getaddrinfo(c->listen_ip, c->listen_port, &hints, &ai);
+    if (rc) {
+        return sp_err_set(err, "--openflow: address '%s': %s", c->listen_ip,
+                          gai_strerror(rc));
+    }
+    fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
+        bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 16) ||
+        nonblocking(fd)) {
+        int e = errno;
+
+        if (fd >= 0) {
+            close(fd);
+        }
+        freeaddrinfo(ai);
+        return sp_err_set(err, "--openflow: cannot listen on %s port %s: %s",
+                          c->listen_ip, c->listen_port, strerror(e));
+    }
+    freeaddrinfo(ai);
+    ch.listen_fd = fd;
+    return 0;
+}
+
+static void
+add_conn(int fd, bool controller)
+{
+    struct conn *c = &ch.conns[ch.n_conns++];
+    int one = 1;
+
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    c->fd = fd;
+    c->controller = controller;
+    sp_of_session_init(&c->s, &ch.sw);
+}
+
+static void
+schedule_reconnect(void)
+{
+    ch.ctrl_next_ms = now_ms() + ch.ctrl_backoff_ms;
+    ch.ctrl_backoff_ms = ch.ctrl_backoff_ms * 2 > BACKOFF_MAX_MS
+                             ? BACKOFF_MAX_MS
+                             : ch.ctrl_backoff_ms * 2;
+}
+
+static void
+close_conn(unsigned i)
+{
+    struct conn *c = &ch.conns[i];
+
+    if (c->controller) {
+        ch.ctrl_up = false;
+        schedule_reconnect();
+    }
+    close(c->fd);
+    sp_of_session_free(&c->s);
+    ch.conns[i] = ch.conns[--ch.n_conns];
+}
+
+static void
+start_connect(void)
+{
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICSERV};
+    struct addrinfo *ai;
+    int fd;
+
+    if (getaddrinfo(ch.ctrl_host, ch.ctrl_port, &hints, &ai)) {
+        schedule_reconnect();
+        return;
+    }
+    fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 ||
+        (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS)) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        freeaddrinfo(ai);
+        schedule_reconnect();
+        return;
+    }
+    freeaddrinfo(ai);
+    ch.ctrl_fd = fd;
+}
+
+static void
+finish_connect(void)
+{
+    int e = 0;
+    socklen_t len = sizeof e;
+
+    if (getsockopt(ch.ctrl_fd, SOL_SOCKET, SO_ERROR, &e, &len) || e ||
+        ch.n_conns == MAX_CONNS) {
+        close(ch.ctrl_fd);
+        schedule_reconnect();
+    } else {
+        add_conn(ch.ctrl_fd, true);
+        ch.ctrl_up = true;
+        ch.ctrl_backoff_ms = BACKOFF_MIN_MS;
+    }
+    ch.ctrl_fd = -1;
+}
+
+/* Reads what is there and hands it to the session; false to close. */
+static bool
+conn_read(struct conn *c)
+{
+    static uint8_t buf[READ_CHUNK];
+    ssize_t n = read(c->fd, buf, sizeof buf);
+
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        return false;
+    }
+    if (n > 0) {
+        sp_of_session_input(&c->s, buf, (size_t)n);
+    }
+    return true;
+}
+
+static bool
+conn_write(struct conn *c)
+{
+    ssize_t n = send(c->fd, c->s.out.data, c->s.out.len, MSG_NOSIGNAL);
+
+    if (n < 0) {
+        return errno == EAGAIN || errno == EINTR;
+    }
+    sp_of_buf_consume(&c->s.out, (size_t)n);
+    /* Room in the output: a pending reply goes on, queued input is
+     * handled. */
+    sp_of_session_input(&c->s, NULL, 0);
+    return true;
+}
+
+static void *
+channel_thread(void *arg)
+{
+    uint64_t next_expiry = now_ms() + 1000;
+
+    (void)arg;
+    for (;;) {
+        struct pollfd fds[MAX_CONNS + 3];
+        unsigned n = 0, first_conn, listen_at = ~0u, ctrl_at = ~0u;
+        uint64_t now = now_ms();
+        int timeout = 1000;
+
+        if (ch.ctrl_host[0] && !ch.ctrl_up && ch.ctrl_fd < 0 &&
+            now >= ch.ctrl_next_ms) {
+            start_connect();
+        }
+        fds[n++] = (struct pollfd){ch.wake[0], POLLIN, 0};
+        if (ch.listen_fd >= 0 && ch.n_conns < MAX_CONNS) {
+            listen_at = n;
+            fds[n++] = (struct pollfd){ch.listen_fd, POLLIN, 0};
+        }
+        if (ch.ctrl_fd >= 0) {
+            ctrl_at = n;
+            fds[n++] = (struct pollfd){ch.ctrl_fd, POLLOUT, 0};
+        } else if (ch.ctrl_host[0] && !ch.ctrl_up) {
+            uint64_t wait = ch.ctrl_next_ms > now ? ch.ctrl_next_ms - now : 0;
+
+            timeout = wait < (uint64_t)timeout ? (int)wait : timeout;
+        }
+        first_conn = n;
+        for (unsigned i = 0; i < ch.n_conns; i++) {
+            struct conn *c = &ch.conns[i];
+            short ev = 0;
+
+            if (sp_of_session_wants_input(&c->s)) {
+                ev |= POLLIN;
+            }
+            if (c->s.out.len) {
+                ev |= POLLOUT;
+            }
+            fds[n++] = (struct pollfd){c->fd, ev, 0};
+        }
+        if (poll(fds, n, timeout) < 0 && errno != EINTR) {
+            break;
+        }
+        if (fds[0].revents) {
+            break; /* stop */
+        }
+        for (unsigned i = ch.n_conns; i-- > 0;) {
+            struct pollfd *p = &fds[first_conn + i];
+            struct conn *c = &ch.conns[i];
+            bool keep = true;
+
+            if (p->revents & (POLLERR | POLLNVAL)) {
+                keep = false;
+            }
+            if (keep && (p->revents & POLLOUT)) {
+                keep = conn_write(c);
+            }
+            if (keep && (p->revents & (POLLIN | POLLHUP))) {
+                keep = conn_read(c);
+            }
+            if (!keep || (c->s.closing && !c->s.out.len)) {
+                close_conn(i);
+            }
+        }
+        if (ctrl_at != ~0u && fds[ctrl_at].revents) {
+            finish_connect();
+        }
+        if (listen_at != ~0u && (fds[listen_at].revents & POLLIN)) {
+            int fd = accept4(ch.listen_fd, NULL, NULL,
+                             SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+            if (fd >= 0) {
+                add_conn(fd, false);
+            }
+        }
+        if (now_ms() >= next_expiry) {
+            expire_rules();
+            next_expiry = now_ms() + 1000;
+        }
+    }
+    return NULL;
+}
+
+int
+sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,
+                    struct sp_err *err)
+{
+    uint8_t mac[6];
+    uint64_t dpid = 0;
+
+    if (ch.listen_fd < 0 && !ch.ctrl_host[0]) {
+        return 0;
+    }
+    /* As OVS: the datapath id is an Ethernet address of the switch. */
+    sp_io_port_mac(1, mac);
+    for (int i = 0; i < 6; i++) {
+        dpid = dpid << 8 | mac[i];
+    }
+    ch.dp = dp;
+    ch.config = config;
+    ch.sw = (struct sp_of_switch){
+        .aux = &ch,
+        .datapath_id = dpid,
+        .n_ports = config->n_ports,
+        .flow_mod = sw_flow_mod,
+        .flows = sw_flows,
+        .port = sw_port,
+        .table = sw_table,
+    };
+    ch.ctrl_backoff_ms = BACKOFF_MIN_MS;
+    clock_gettime(CLOCK_MONOTONIC, &ch.started);
+    if (pipe2(ch.wake, O_CLOEXEC)) {
+        return sp_err_set(err, "openflow: pipe: %s", strerror(errno));
+    }
+    if (pthread_create(&ch.thread, NULL, channel_thread, NULL)) {
+        close(ch.wake[0]);
+        close(ch.wake[1]);
+        ch.wake[0] = ch.wake[1] = -1;
+        return sp_err_set(err, "openflow: cannot start its thread");
+    }
+    ch.running = true;
+    return 0;
+}
+
+void
+sp_of_channel_stop(void)
+{
+    if (ch.running) {
+        (void)!write(ch.wake[1], "", 1);
+        pthread_join(ch.thread, NULL);
+        ch.running = false;
+        close(ch.wake[0]);
+        close(ch.wake[1]);
+        ch.wake[0] = ch.wake[1] = -1;
+    }
+    while (ch.n_conns) {
+        close_conn(ch.n_conns - 1);
+    }
+    if (ch.ctrl_fd >= 0) {
+        close(ch.ctrl_fd);
+        ch.ctrl_fd = -1;
+    }
+    if (ch.listen_fd >= 0) {
+        close(ch.listen_fd);
+        ch.listen_fd = -1;
+    }
+    ch.ctrl_host[0] = '\0';
+    meta_free_all();
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* simdpath run's OpenFlow channel (docs/openflow.md). */
+#ifndef SP_CLI_OPENFLOW_H
+#define SP_CLI_OPENFLOW_H
+
+#include <stdbool.h>
+
+#include "simdpath/dispatch.h"
+
+struct sp_dp;
+struct sp_dp_config;
+
+struct sp_of_channel_config {
+    bool listen;
+    char listen_ip[64], listen_port[8];
+    bool controller;
+    char ctrl_host[256], ctrl_port[8];
+};
+
+/* The option values: --openflow ptcp:PORT[:IP] (IP defaults to
+ * 127.0.0.1), --controller tcp:HOST:PORT, --fail-mode secure. Return 0,
+ * or -1 with err naming the option and value. */
+int sp_of_channel_parse_listen(const char *spec,
+                               struct sp_of_channel_config *c,
+                               struct sp_err *err);
+int sp_of_channel_parse_controller(const char *spec,
+                                   struct sp_of_channel_config *c,
+                                   struct sp_err *err);
+int sp_of_channel_parse_fail_mode(const char *mode, struct sp_err *err);
+
+/* Binds the listening socket (before EAL starts, so a bad address starts
+ * nothing). */
+int sp_of_channel_open(const struct sp_of_channel_config *c,
+                       struct sp_err *err);
+/* Starts the channel's thread; nothing to do without --openflow or
+ * --controller. */
+int sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,
+                        struct sp_err *err);
+/* Stops the thread, closes every socket; the rules stay. Idempotent. */
+void sp_of_channel_stop(void);
+
+#endif /* SP_CLI_OPENFLOW_H */

@@ -1,0 +1,498 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""OpenFlow 1.3 against a running `simdpath run`, with clients no one here
+wrote and with malformed messages.
+
+Usage: test_ofctl.py SIMDPATH
+simdpath runs on DPDK vdevs (no hugepages): port 1 takes endless UDP and
+TCP traffic from a pcap, ports 2 and 3 are net_null sinks. `ovs-ofctl -O
+OpenFlow13` (openvswitch-common) adds, lists, modifies and deletes rules
+through `--openflow ptcp:PORT`, and the port counters show the forwarding
+follow them. Then a raw socket sends truncated headers, wrong lengths,
+unknown types, a flood of FLOW_MODs and a huge flow dump: each gets its
+error or answer, the connection survives or closes cleanly, forwarding
+never stops. Every wait is bounded by counts, with a time cap as a safety
+net only. Skips (77) without ovs-ofctl.
+"""
+import os
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from report import RESULTS, check, conserved, counters, no_leak  # noqa
+
+sys.path.insert(0, HERE)
+from traffic import frame, write_pcap  # noqa
+
+EXE = os.path.abspath(sys.argv[1])
+OFCTL = shutil.which("ovs-ofctl")
+WORK = tempfile.mkdtemp(prefix="simdpath-of-")
+CTL = os.path.join(WORK, "ctl.sock")
+CAP = 120  # seconds: a safety net, never the condition
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+PORT = free_port()
+TARGET = "tcp:127.0.0.1:%d" % PORT
+
+
+def ofctl(*args, check_rc=True):
+    p = subprocess.run([OFCTL, "-O", "OpenFlow13"] + list(args),
+                       capture_output=True, text=True, timeout=60)
+    if check_rc:
+        check(p.returncode == 0, "ovs-ofctl %s: %s%s"
+              % (" ".join(args), p.stdout, p.stderr))
+    return p
+
+
+def ctl(*args):
+    p = subprocess.run([EXE, "ctl", "--socket", CTL] + list(args),
+                       capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+# ---- traffic ----
+
+def port_tx():
+    """tx packets per port from dump-ports."""
+    out = ofctl("dump-ports", TARGET).stdout
+    tx = {}
+    for m in re.finditer(r"port\s+(\d+): rx pkts=(\d+).*?\n\s+tx pkts=(\d+)",
+                         out):
+        tx[int(m.group(1))] = int(m.group(3))
+    return tx
+
+
+def wait_tx(port, more, base=None):
+    """Waits until port has sent 'more' packets beyond base; returns the
+    counters then (None if the cap passed)."""
+    base = port_tx() if base is None else base
+    deadline = time.time() + CAP
+    while time.time() < deadline:
+        now = port_tx()
+        if now.get(port, 0) >= base.get(port, 0) + more:
+            return now
+        time.sleep(0.05)
+    return None
+
+
+def flows_counted():
+    """dump-flows' rules without the fields that change, each with its
+    (n_packets, n_bytes)."""
+    out = ofctl("dump-flows", TARGET).stdout
+    rules = {}
+    for line in out.splitlines()[1:]:
+        line = re.sub(r"duration=[\d.]+s, ", "", line.strip())
+        m = re.search(r"n_packets=(\d+), n_bytes=(\d+), ", line)
+        rules[line[:m.start()] + line[m.end():] if m else line] = \
+            (int(m.group(1)), int(m.group(2))) if m else None
+    return rules
+
+
+def flows_text():
+    return sorted(flows_counted())
+
+
+# ---- raw OpenFlow ----
+
+def msg(type_, body=b"", xid=1, version=4, length=None):
+    n = 8 + len(body) if length is None else length
+    return struct.pack("!BBHI", version, type_, n, xid) + body
+
+
+class Conn:
+    def __init__(self, sock=None):
+        self.s = sock or socket.create_connection(("127.0.0.1", PORT),
+                                                  timeout=30)
+        self.buf = b""
+        hello = self.recv()
+        check(hello[1] == 0, "the switch sends HELLO first")
+        self.s.sendall(msg(0))
+
+    def recv(self):
+        """One message, or None at EOF."""
+        while True:
+            if len(self.buf) >= 8:
+                n = struct.unpack("!H", self.buf[2:4])[0]
+                if len(self.buf) >= n:
+                    m, self.buf = self.buf[:n], self.buf[n:]
+                    return m
+            data = self.s.recv(65536)
+            if not data:
+                return None
+            self.buf += data
+
+    def error_of(self, m):
+        return struct.unpack("!HH", m[8:12]) if m and m[1] == 1 else None
+
+    def echo_ok(self, xid=77):
+        self.s.sendall(msg(2, b"ping", xid=xid))
+        while True:
+            m = self.recv()
+            if m is None:
+                return False
+            if m[1] == 3 and struct.unpack("!I", m[4:8])[0] == xid:
+                return m[8:] == b"ping"
+
+
+def oxm(field, value):
+    return struct.pack("!HBB", 0x8000, field << 1, len(value)) + value
+
+
+def flow_mod(xid, priority, match_oxms, port=None, command=0, hard=0,
+             flags=0, cookie=0):
+    match = struct.pack("!HH", 1, 4 + len(match_oxms)) + match_oxms
+    match += b"\0" * ((8 - len(match) % 8) % 8)
+    insts = b""
+    if port is not None:
+        action = struct.pack("!HHIH6x", 0, 16, port, 0xffff)
+        insts = struct.pack("!HH4x", 4, 8 + len(action)) + action
+    body = struct.pack("!QQBBHHHIIIH2x", cookie, 0, 0, command, 0, hard,
+                       priority, 0xffffffff, 0xffffffff, 0xffffffff, flags)
+    return msg(14, body + match + insts, xid=xid)
+
+
+# ---- the tests ----
+
+def test_ofctl(proc):
+    out = ofctl("show", TARGET).stdout
+    check("n_tables:1" in out and "1(net_pcap0)" in out and
+          "2(net_null0)" in out and "3(net_null1)" in out,
+          "show lists the ports: " + out)
+
+    # Only the catch-all drop from --flows: nothing leaves.
+    base = port_tx()
+    check(base.get(2) == 0 and base.get(3) == 0, "nothing sent yet: %s"
+          % base)
+
+    ofctl("add-flow", TARGET, "priority=100,udp,actions=output:2")
+    check(wait_tx(2, 1000) is not None, "udp reaches port 2 after add-flow")
+    before = port_tx()
+    check(before.get(3) == 0, "tcp still dropped: %s" % before)
+
+    rules = os.path.join(WORK, "rules.txt")
+    with open(rules, "w") as f:
+        f.write("cookie=0x7,priority=200,tcp,nw_dst=10.0.0.2,tp_dst=80,"
+                "actions=dec_ttl,output:3\n"
+                "priority=150,tcp,actions=drop\n"
+                "priority=300,ipv6,actions=drop\n")
+    ofctl("add-flows", TARGET, rules)
+    check(wait_tx(3, 1000) is not None,
+          "tcp to 10.0.0.2:80 reaches port 3 after add-flows")
+
+    # A rule from ctl is one of the same rules.
+    rc, _, err = ctl("flow-add", "priority=50,arp,actions=drop")
+    check(rc == 0, "ctl flow-add: " + err)
+    ipv6, tcp80, tcp, udp, arp, rest = (
+        "cookie=0x0, table=0, priority=300,ipv6 actions=drop",
+        "cookie=0x7, table=0, priority=200,tcp,nw_dst=10.0.0.2,tp_dst=80 "
+        "actions=dec_ttl,output:3",
+        "cookie=0x0, table=0, priority=150,tcp actions=drop",
+        "cookie=0x0, table=0, priority=100,udp actions=output:2",
+        "cookie=0x0, table=0, priority=50,arp actions=drop",
+        "cookie=0x0, table=0, priority=0 actions=drop")
+    want = sorted([ipv6, tcp80, tcp, udp, arp, rest])
+    counted = flows_counted()
+    got = sorted(counted)
+    check(got == want, "dump-flows:\n%s\nwant\n%s"
+          % ("\n".join(got), "\n".join(want)))
+    # The counters: every UDP frame is 60 bytes, every TCP one 72, and
+    # the port counters agree with the rules'.
+    tx = port_tx()
+    n_udp, n_tcp = counted.get(udp), counted.get(tcp80)
+    check(n_udp and n_udp[0] >= 1000 and n_udp[1] == 60 * n_udp[0] and
+          n_udp[0] <= tx[2], "udp rule counts %s, port 2 sent %d"
+          % (n_udp, tx[2]))
+    check(n_tcp and n_tcp[0] >= 1000 and n_tcp[1] == 72 * n_tcp[0] and
+          n_tcp[0] <= tx[3], "tcp rule counts %s, port 3 sent %d"
+          % (n_tcp, tx[3]))
+    check(counted.get(ipv6) == (0, 0) and counted.get(arp) == (0, 0) and
+          counted.get(rest)[0] > 0,
+          "unmatched rules count 0, the catch-all the rest: %s" % counted)
+    rc, out, _ = ctl("flow-dump")
+    check(rc == 0 and "priority=200,tcp,nw_dst=10.0.0.2,tp_dst=80,"
+          "actions=dec_ttl,output:3" in out, "ctl flow-dump: " + out)
+
+    # mod-flows moves udp to port 3: port 2 stops (but for a burst in
+    # flight), port 3 grows.
+    ofctl("mod-flows", TARGET, "udp,actions=output:3")
+    t1 = port_tx()
+    t2 = wait_tx(3, 2000, t1)
+    check(t2 is not None and t2[2] - t1[2] <= 64,
+          "after mod-flows port 2 stops: %s -> %s" % (t1, t2))
+
+    # del-flows by cookie, then strict: tcp to port 3 ends.
+    ofctl("del-flows", TARGET, "cookie=0x7/-1")
+    ofctl("--strict", "del-flows", TARGET, "priority=100,udp")
+    t1 = port_tx()
+    time_cap = time.time() + CAP
+    # Forwarding goes on (rx grows) while nothing leaves for 5,000 packets.
+    rx0 = rx_packets()
+    while rx_packets() < rx0 + 5000 and time.time() < time_cap:
+        time.sleep(0.05)
+    t2 = port_tx()
+    check(t2[2] - t1[2] <= 64 and t2[3] - t1[3] <= 64,
+          "after del-flows nothing leaves: %s -> %s" % (t1, t2))
+    got = flows_text()
+    check(len(got) == 4 and not any("udp" in r for r in got),
+          "rules after del-flows: %s" % got)
+
+    # Refusals ovs-ofctl reports with their names.
+    for rule, err in (("actions=CONTROLLER", "OFPBAC_BAD_OUT_PORT"),
+                      ("table=1,actions=drop", "OFPFMFC_BAD_TABLE_ID"),
+                      ("idle_timeout=5,actions=drop", "OFPFMFC_BAD_TIMEOUT"),
+                      ("actions=group:1", "OFPBAC_BAD_OUT_GROUP"),
+                      ("actions=output:9", "OFPBAC_BAD_OUT_PORT")):
+        p = ofctl("add-flow", TARGET, rule, check_rc=False)
+        check(p.returncode != 0 and err in p.stderr,
+              "add-flow %s: %s" % (rule, p.stderr))
+    p = ofctl("dump-aggregate", TARGET)
+    check("flow_count=4" in p.stdout, "dump-aggregate: " + p.stdout)
+    ofctl("del-flows", TARGET)
+    check(flows_text() == [], "del-flows empties the table")
+    check(proc.poll() is None, "simdpath still runs")
+
+
+def rx_packets():
+    out = ofctl("dump-ports", TARGET, "1").stdout
+    m = re.search(r"rx pkts=(\d+)", out)
+    return int(m.group(1)) if m else 0
+
+
+def test_malformed(proc):
+    c = Conn()
+    # A header in two pieces.
+    req = msg(5, xid=3)
+    c.s.sendall(req[:4])
+    time.sleep(0.05)
+    c.s.sendall(req[4:])
+    m = c.recv()
+    check(m and m[1] == 6, "FEATURES_REQUEST in two pieces answered")
+    # Unknown type, a group, a wrong length for a fixed message, a bad
+    # version: errors, the connection goes on.
+    for bad, want in ((msg(99), (1, 1)), (msg(15, b"\0" * 8), (1, 1)),
+                      (msg(20, b"\0" * 4), (1, 6)),
+                      (msg(5, version=1), (1, 0)),
+                      (msg(18, struct.pack("!HH4x", 77, 0)), (1, 2))):
+        c.s.sendall(bad)
+        m = c.recv()
+        check(c.error_of(m) == want, "error %s for %s, got %s"
+              % (want, bad.hex(), c.error_of(m)))
+    check(c.echo_ok(), "the connection survives bad messages")
+
+    # A flood of FLOW_MODs, then a barrier: all applied, in order.
+    n = 20000
+    flood = b"".join(
+        flow_mod(i, 1000, oxm(5, b"\x08\x00") +
+                 oxm(12, struct.pack("!I", 0xc0000000 + i)), port=2)
+        for i in range(n))
+    # A bad one in the middle is answered with its own xid.
+    flood += flow_mod(n + 1, 1000, oxm(12, b"\x01\x02\x03\x04"), port=2)
+    c.s.sendall(flood + msg(20, xid=n + 2))
+    errors = []
+    while True:
+        m = c.recv()
+        if m is None or m[1] == 21:
+            break
+        errors.append((struct.unpack("!I", m[4:8])[0], c.error_of(m)))
+    check(m is not None, "barrier reply after the flood")
+    check(errors == [(n + 1, (4, 9))],
+          "the flood's only error is BAD_PREREQ for its bad one: %s"
+          % errors[:5])
+    p = ofctl("dump-aggregate", TARGET)
+    check("flow_count=%d" % n in p.stdout, "aggregate after the flood: "
+          + p.stdout)
+
+    # A huge flow dump, read slowly: in pieces, every rule once, while
+    # another connection is served.
+    body = struct.pack("!B3xII4xQQ", 0xff, 0xffffffff, 0xffffffff, 0, 0) + \
+        struct.pack("!HH4x", 1, 4)
+    c.s.sendall(msg(18, struct.pack("!HH4x", 1, 0) + body, xid=5))
+    time.sleep(0.2)
+    other = Conn()
+    check(other.echo_ok(), "another connection is served during a dump")
+    other.s.close()
+    entries = parts = 0
+    while True:
+        m = c.recv()
+        if m is None or m[1] != 19:
+            break
+        parts += 1
+        ofs = 16
+        while ofs < len(m):
+            ofs += struct.unpack("!H", m[ofs:ofs + 2])[0]
+            entries += 1
+        if not struct.unpack("!H", m[10:12])[0] & 1:
+            break
+    check(entries == n and parts > 1,
+          "flow dump: %d entries in %d replies" % (entries, parts))
+    check(c.echo_ok(), "the connection works after the dump")
+
+    # A length below the header's: an error, then the switch closes.
+    c.s.sendall(msg(5, length=4))
+    m = c.recv()
+    check(c.error_of(m) == (1, 6) and c.recv() is None,
+          "length 4: BAD_LEN, then the connection closes")
+    c.s.close()
+
+    # A peer that sends half a message and leaves; a peer with a HELLO
+    # of OpenFlow 1.0 only.
+    h = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+    h.sendall(msg(14, length=200)[:8] + b"\0" * 20)
+    h.close()
+    old = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+    old.sendall(msg(0, version=1))
+    got = b""
+    while True:
+        data = old.recv(4096)
+        if not data:
+            break
+        got += data
+    check(b"\x04\x01" in got and b"OpenFlow 1.3" in got,
+          "HELLO 1.0: HELLO_FAILED with text, then close: %r" % got[:80])
+    old.close()
+
+    ofctl("del-flows", TARGET)
+    check(wait_tx(2, 0) is not None and proc.poll() is None,
+          "simdpath still forwards and answers")
+    before = rx_packets()
+    deadline = time.time() + CAP
+    while rx_packets() < before + 1000 and time.time() < deadline:
+        time.sleep(0.05)
+    check(rx_packets() >= before + 1000, "forwarding never stopped")
+
+
+def accept_switch(ctrl):
+    """The switch's next connection to the controller socket."""
+    ctrl.settimeout(CAP)
+    try:
+        sock, _ = ctrl.accept()
+    except socket.timeout:
+        return None
+    sock.settimeout(30)
+    return Conn(sock)
+
+
+def test_controller(proc, ctrl):
+    """--controller: the switch connects, takes rules, connects again
+    after the controller goes, and the rules stay (--fail-mode secure)."""
+    c = accept_switch(ctrl)
+    if not check(c is not None, "the switch connects to the controller"):
+        return
+    c.s.sendall(msg(5, xid=9))
+    m = c.recv()
+    mac = re.search(r"addr:([0-9a-f:]{17})",
+                    ofctl("show", TARGET).stdout).group(1)
+    check(m and m[1] == 6 and m[8:16] == b"\0\0" + bytes.fromhex(
+        mac.replace(":", "")), "FEATURES_REPLY with port 1's address as "
+          "datapath id: %r" % (m and m[8:16]))
+    c.s.sendall(flow_mod(10, 400, oxm(5, b"\x08\x00") +
+                         oxm(10, b"\x11") +
+                         oxm(12, bytes([10, 0, 0, 1])), port=3) +
+                flow_mod(11, 401, b"", port=0xfffffffd) + msg(20, xid=12))
+    m = c.recv()
+    check(c.error_of(m) == (2, 4) and m[4:8] == struct.pack("!I", 11),
+          "output:CONTROLLER is refused (no PACKET_IN): %r" % m)
+    m = c.recv()
+    check(m and m[1] == 21, "barrier reply")
+    check(wait_tx(3, 1000) is not None,
+          "udp to 10.0.0.1 reaches port 3 by the controller's rule")
+    # A rule with a hard timeout and SEND_FLOW_REM: FLOW_REMOVED, reason
+    # HARD_TIMEOUT, once it expires; a deleted one: reason DELETE.
+    c.s.sendall(flow_mod(13, 402, oxm(5, b"\x86\xdd"), port=2, hard=1,
+                         flags=1, cookie=0xabc) +
+                flow_mod(14, 403, oxm(5, b"\x08\x06"), port=2, flags=1,
+                         cookie=0xdef) +
+                flow_mod(15, 403, oxm(5, b"\x08\x06"), command=4))
+    removed = {}
+    while len(removed) < 2:
+        m = c.recv()
+        if m is None:
+            break
+        if m[1] == 11:
+            cookie, prio, reason = struct.unpack("!QHB", m[8:19])
+            removed[cookie] = (prio, reason)
+    check(removed == {0xabc: (402, 1), 0xdef: (403, 2)},
+          "FLOW_REMOVED for the expired and the deleted rule: %s" % removed)
+    c.s.close()
+    c = accept_switch(ctrl)
+    check(c is not None and c.echo_ok(),
+          "the switch connects again after the controller closed")
+    check(any("priority=400,udp,nw_dst=10.0.0.1 actions=output:3" in r
+              for r in flows_text()),
+          "the controller's rule stays: %s" % flows_text())
+    check(wait_tx(3, 1000) is not None, "and forwarding goes on")
+    if c:
+        c.s.close()
+    ofctl("del-flows", TARGET)
+
+
+def main():
+    if not OFCTL:
+        print("SKIP: ovs-ofctl not found (Debian: openvswitch-common)")
+        return 77
+    pcap = os.path.join(WORK, "in.pcap")
+    write_pcap(pcap, [frame(17, [10, 0, 0, 1], 1000 + i, 53)
+                      for i in range(8)] +
+               [frame(6, [10, 0, 0, 2], 2000 + i, 80) for i in range(8)])
+    flows = os.path.join(WORK, "flows.txt")
+    with open(flows, "w") as f:
+        f.write("priority=0,actions=drop\n")
+    ctrl = socket.socket()
+    ctrl.bind(("127.0.0.1", 0))
+    ctrl.listen(4)
+    env = dict(os.environ)
+    env.pop("SIMDPATH_IMPL", None)
+    proc = subprocess.Popen(
+        [EXE, "run", "--port", "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
+         "--port", "net_null0,no-rx=1", "--port", "net_null1,no-rx=1",
+         "--flows", flows, "--ctl", CTL, "--openflow", "ptcp:%d" % PORT,
+         "--controller", "tcp:127.0.0.1:%d" % ctrl.getsockname()[1],
+         "--fail-mode", "secure",
+         "--duration", "600", "--", "--file-prefix=simdpath-of%d"
+         % os.getpid()],
+        cwd=WORK, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        deadline = time.time() + CAP
+        while time.time() < deadline and proc.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", PORT), 1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        test_ofctl(proc)
+        test_malformed(proc)
+        test_controller(proc, ctrl)
+        rc, _, err = ctl("stop")
+        check(rc == 0, "ctl stop: " + err)
+        out, err = proc.communicate(timeout=CAP)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    check(proc.returncode == 0, "simdpath exits 0: " + err[-800:])
+    check(conserved(counters(out)), "counters conserve: " + out[-800:])
+    check(no_leak(out), "no mbuf leaked: " + out[-300:])
+    shutil.rmtree(WORK, ignore_errors=True)
+    print("openflow: %d passed, %d failed" % (RESULTS["passed"],
+                                             RESULTS["failed"]))
+    return 1 if RESULTS["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Traffic for the OpenFlow tests: IPv4 UDP and TCP frames and a pcap of
+them (no checksums: the rules do not look at them)."""
+import struct
+
+
+def frame(proto, dst_ip, sport, dport):
+    l4 = struct.pack("!HHHH", sport, dport, 8 + 18, 0) if proto == 17 else \
+        struct.pack("!HHIIBBHHH", sport, dport, 1, 0, 0x50, 0x10, 8192, 0, 0)
+    payload = b"x" * 18
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4) + len(payload),
+                     1, 0, 64, proto, 0, bytes([10, 0, 0, 9]),
+                     bytes(dst_ip))
+    eth = bytes.fromhex("020000000002" "020000000001" "0800")
+    return eth + ip + l4 + payload
+
+
+def write_pcap(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
