@@ -94,6 +94,48 @@ sp_io_cleanup(void)
     }
 }
 
+/* Warnings and notes at start-up, on stdout as run's own. */
+static void __rte_format_printf(1, 2) note(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("simdpath: ", stdout);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+/* RSS over the flows a PMD thread should keep to itself, as far as the
+ * device offers to hash them: without it a NIC delivers every packet to
+ * queue 0 and the other threads idle. */
+static void
+configure_rss(unsigned port, const struct rte_eth_dev_info *info, unsigned rxq,
+              struct rte_eth_conf *conf)
+{
+    static const uint64_t want =
+        RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_NONFRAG_IPV4_TCP |
+        RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_TCP |
+        RTE_ETH_RSS_NONFRAG_IPV6_UDP;
+    uint64_t offered = info->flow_type_rss_offloads & want;
+
+    if (rxq < 2) {
+        return;
+    }
+    if (!offered) {
+        note("port %u (%s) offers no RSS hash over IPv4/IPv6 TCP/UDP: its "
+             "%u receive queues get packets only as the driver spreads "
+             "them itself (net_af_packet: the kernel's fanout hash), if at "
+             "all",
+             port, info->driver_name, rxq);
+        return;
+    }
+    conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+    conf->rx_adv_conf.rss_conf.rss_key = NULL; /* the driver's own key */
+    conf->rx_adv_conf.rss_conf.rss_hf = offered;
+}
+
 static int
 start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
 {
@@ -115,6 +157,7 @@ start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
                           port, info.driver_name, info.max_rx_queues,
                           info.max_tx_queues, rxq, txq);
     }
+    configure_rss(port, &info, rxq, &conf);
     rc = rte_eth_dev_configure(id, (uint16_t)rxq, (uint16_t)txq, &conf);
     for (unsigned q = 0; !rc && q < rxq; q++) {
         rc = rte_eth_rx_queue_setup(id, (uint16_t)q, RX_DESC,

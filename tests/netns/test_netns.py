@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""simdpath run on real Linux interfaces: network namespaces joined by
+veth pairs to net_af_packet ports (DPDK, no hugepages).
+
+Usage: test_netns.py SIMDPATH
+Root only; exit 77 when namespaces cannot be created. Every namespace and
+veth pair is named after this process and removed at the end, also on
+failure. Traffic stays inside the namespaces: simdpath's side of each pair
+has no address, and IPv6 is off on every interface, so the kernels send
+nothing but the test's frames. Waits are bounded by packet and byte
+counts; CAP seconds is only the safety net that turns a hang into a
+failure.
+"""
+import os
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from report import RESULTS, check, conserved, counters, no_leak  # noqa
+
+EXE = os.path.abspath(sys.argv[1])
+CAP = 120
+TAG = "sp%d" % (os.getpid() % 100000)
+WORK = tempfile.mkdtemp(prefix="simdpath-netns-")
+NAMESPACES, LINKS, RUNS = [], [], []
+
+
+def sh(*cmd, ns=None, check_rc=True, timeout=CAP):
+    """Runs cmd (in namespace ns); returns its stdout."""
+    if ns:
+        cmd = ("ip", "netns", "exec", ns) + cmd
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if check_rc and p.returncode:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), p.returncode,
+                                                p.stderr.strip()))
+    return p.stdout
+
+
+def namespace(name):
+    name = TAG + name
+    sh("ip", "netns", "add", name)
+    NAMESPACES.append(name)
+    sh("ip", "link", "set", "lo", "up", ns=name)
+    return name
+
+
+def veth(host, ns, peer, mtu=1500, addr=None):
+    """A veth pair: 'host' (for simdpath, no address) in the root
+    namespace, 'peer' in ns with addr (CIDR). Returns both names."""
+    host, peer = TAG + host, TAG + peer
+    sh("ip", "link", "add", host, "mtu", str(mtu), "type", "veth", "peer",
+       "name", peer, "mtu", str(mtu), "netns", ns)
+    LINKS.append(host)
+    sh("sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % host)
+    sh("sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % peer, ns=ns)
+    sh("ip", "link", "set", host, "up")
+    if addr:
+        sh("ip", "addr", "add", addr, "dev", peer, ns=ns)
+    sh("ip", "link", "set", peer, "up", ns=ns)
+    return host, peer
+
+
+def mac(ns, dev):
+    out = sh("ip", "-o", "link", "show", dev, ns=ns)
+    return re.search(r"link/ether ([0-9a-f:]+)", out).group(1)
+
+
+def cleanup():
+    for proc in RUNS:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    for link in LINKS:
+        sh("ip", "link", "del", link, check_rc=False)
+    for ns in NAMESPACES:
+        sh("ip", "netns", "del", ns, check_rc=False)
+    shutil.rmtree(WORK, ignore_errors=True)
+
+
+class Run:
+    """A `simdpath run` in the background, driven through its socket."""
+
+    def __init__(self, tag, ports, flows, extra=()):
+        d = os.path.join(WORK, tag)
+        os.makedirs(d)
+        self.sock = os.path.join(d, "ctl.sock")
+        flow_file = os.path.join(d, "flows.txt")
+        with open(flow_file, "w") as f:
+            f.write(flows)
+        args = [EXE, "run", "--ctl", self.sock, "--flows", flow_file]
+        for p in ports:
+            args += ["--port", p]
+        args += list(extra) + ["--", "--file-prefix=" + TAG + tag]
+        env = dict(os.environ)
+        env.pop("SIMDPATH_IMPL", None)
+        self.proc = subprocess.Popen(args, cwd=d, env=env, text=True,
+                                     stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+        RUNS.append(self.proc)
+        self.ready = False
+        deadline = time.monotonic() + CAP
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            if self.ctl("counters-show")[0] == 0:
+                self.ready = True
+                break
+            time.sleep(0.1)
+
+    def ctl(self, *args):
+        p = subprocess.run([EXE, "ctl", "--socket", self.sock] + list(args),
+                           capture_output=True, text=True, timeout=CAP)
+        return p.returncode, p.stdout, p.stderr
+
+    def counters(self):
+        rc, out, _ = self.ctl("counters-show")
+        return counters(out) if rc == 0 else {}, out
+
+    def wait(self, done):
+        """Polls counters-show until done(ports, text) or CAP."""
+        deadline = time.monotonic() + CAP
+        ports, text = {}, ""
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            ports, text = self.counters()
+            if done(ports, text):
+                return True
+            time.sleep(0.05)
+        return False
+
+    def stop(self):
+        """Stops it; returns (exit status, stdout, stderr)."""
+        if self.proc.poll() is None:
+            self.ctl("stop")
+        try:
+            out, err = self.proc.communicate(timeout=CAP)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, err = self.proc.communicate()
+        return self.proc.returncode, out, err
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def udp_frame(dst_mac, src_mac, flow, size=128):
+    """An Ethernet/IPv4/UDP frame of 'size' bytes; flow picks the source
+    address and ports."""
+    payload = bytes(size - 42)
+    src = bytes([10, 200, flow >> 8 & 0xff, flow & 0xff])
+    dst = bytes([10, 201, 0, 1])
+    udp = struct.pack("!HHHH", 1024 + flow, 5000 + flow % 7,
+                      8 + len(payload), 0) + payload
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), flow, 0, 64,
+                     17, 0, src, dst)
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return (bytes.fromhex(dst_mac.replace(":", "")) +
+            bytes.fromhex(src_mac.replace(":", "")) + b"\x08\x00" + ip + udp)
+
+
+SENDER = r"""
+import socket, sys
+dev, n, frames = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+frames = [bytes.fromhex(f) for f in frames]
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((dev, 0))
+for i in range(n):
+    s.send(frames[i % len(frames)])
+"""
+
+
+def send_frames(ns, dev, frames, n):
+    """Sends n frames (cycling through 'frames') out of dev in ns."""
+    sh(sys.executable, "-c", SENDER, dev, str(n),
+       *[f.hex() for f in frames], ns=ns)
+
+
+def link_stats(dev, ns=None):
+    out = sh("ip", "-s", "-o", "link", "show", dev, ns=ns)
+    m = re.search(r"RX: bytes.*?\\\s+(\d+)\s+(\d+).*?TX: bytes.*?\\\s+(\d+)"
+                  r"\s+(\d+)", out)
+    return {"rx_packets": int(m.group(2)), "tx_packets": int(m.group(4))}
+
+
+def pmd_packets(text):
+    return [int(n) for n in re.findall(r"^pmd \d+: packets (\d+)", text,
+                                       re.M)]
+
+
+def test_rss_two_queues():
+    """net_af_packet with qpairs=2 (the kernel's fanout hash spreads the
+    flows over its two sockets) polled by two PMD threads: both forward
+    and the counters conserve."""
+    ns = namespace("rss")
+    host, peer = veth("rh", ns, "rp")
+    run = Run("rss", ["net_af_packet0,iface=%s,qpairs=2" % host,
+                      "net_null0,no-rx=1"], "in_port=1,actions=output:2\n",
+              ["--pmd-threads", "2"])
+    if not check(run.ready, "simdpath on af_packet started"):
+        print(run.stop())
+        return
+    src = mac(ns, peer)
+    frames = [udp_frame("02:00:00:00:00:01", src, f) for f in range(256)]
+    sent = 0
+    # Rounds of 256 flows until each thread has had its share.
+    while sent < 64 * 256:
+        send_frames(ns, peer, frames, 1024)
+        sent += 1024
+        if run.wait(lambda p, t: p.get(1, {}).get("rx", 0) >= sent // 2):
+            _, text = run.counters()
+            if min(pmd_packets(text) or [0]) > 0:
+                break
+    rc, out, err = run.stop()
+    check(rc == 0, "rss run exits 0: " + err[-500:])
+    check("offers no RSS hash" in out,
+          "af_packet says it offers no RSS hash: " + out[:600])
+    ports = counters(out)
+    packets = pmd_packets(out)
+    check(len(packets) == 2 and min(packets) > 0,
+          "both PMD threads forwarded: %s" % packets)
+    check(conserved(ports), "rss counters conserve: %s" % ports)
+    check(ports.get(2, {}).get("tx") == ports.get(1, {}).get("rx"),
+          "every frame received went out of port 2: %s" % ports)
+    check(no_leak(out), "rss run leaks no mbuf: " + out[-300:])
+
+
+def test_rss_tap():
+    """net_tap with two queues offers RSS, which simdpath configures; the
+    kernel's tun driver spreads the flows over the queues, so both PMD
+    threads forward. The tap is simdpath's own interface, with no
+    address; the frames go to it alone."""
+    tap = TAG + "t"
+    run = Run("tap", ["net_tap0,iface=" + tap, "net_null0,no-rx=1"],
+              "in_port=1,actions=output:2\n", ["--pmd-threads", "2"])
+    if not check(run.ready, "simdpath on net_tap started"):
+        print(run.stop())
+        return
+    sh("sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % tap)
+    frames = [udp_frame("02:00:00:00:00:01", "02:00:00:00:00:02", f)
+              for f in range(256)]
+    sent = 0
+    while sent < 64 * 256:
+        send_frames(None, tap, frames, 1024)
+        sent += 1024
+        if run.wait(lambda p, t: p.get(1, {}).get("rx", 0) >= sent // 2):
+            _, text = run.counters()
+            if min(pmd_packets(text) or [0]) > 0:
+                break
+    rc, out, err = run.stop()
+    check(rc == 0, "tap run exits 0: " + err[-500:])
+    check("offers no RSS" not in out, "net_tap takes RSS: " + out[:600])
+    packets = pmd_packets(out)
+    check(len(packets) == 2 and min(packets) > 0,
+          "both PMD threads forwarded from the tap: %s" % packets)
+    check(conserved(counters(out)), "tap counters conserve: " + out[-900:])
+    check(no_leak(out), "tap run leaks no mbuf: " + out[-300:])
+
+
+def main():
+    if os.geteuid() != 0 or not shutil.which("ip"):
+        print("SKIP: network namespaces need root and iproute2")
+        sys.exit(77)
+    try:
+        sh("ip", "netns", "add", TAG + "probe")
+        sh("ip", "netns", "del", TAG + "probe")
+    except (RuntimeError, OSError) as e:
+        print("SKIP: cannot create a network namespace: %s" % e)
+        sys.exit(77)
+    tests = [test_rss_two_queues, test_rss_tap]
+    try:
+        for t in tests:
+            try:
+                t()
+            except Exception:  # a broken set-up fails, the rest still runs
+                traceback.print_exc()
+                check(False, "%s raised" % t.__name__)
+    finally:
+        cleanup()
+    print("netns: %d passed, %d failed, %d skipped"
+          % (RESULTS["passed"], RESULTS["failed"], RESULTS["skipped"]))
+    sys.exit(1 if RESULTS["failed"] else 77 if RESULTS["skipped"] else 0)
+
+
+if __name__ == "__main__":
+    main()
