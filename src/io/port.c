@@ -31,7 +31,11 @@
 #define LARGE_LEN      (LARGE_BUF_SIZE - RTE_PKTMBUF_HEADROOM)
 
 static bool eal_ready;
-static struct rte_mempool *pool, *large_pool;
+/* One packet pool per NUMA socket that has ports, each port's queues
+ * served from its socket's; frames gathered from segments come from one
+ * pool of large buffers. */
+static struct rte_mempool *pools[RTE_MAX_NUMA_NODES], *large_pool;
+static struct rte_mempool *port_pool[RTE_MAX_ETHPORTS]; /* by DPDK id */
 static unsigned n_ports;
 static uint16_t dpdk_id[SP_IO_MAX_PORTS + 1]; /* by simdpath port number */
 static char port_names[SP_IO_MAX_PORTS + 1][RTE_ETH_NAME_MAX_LEN];
@@ -136,10 +140,22 @@ configure_rss(unsigned port, const struct rte_eth_dev_info *info, unsigned rxq,
     conf->rx_adv_conf.rss_conf.rss_hf = offered;
 }
 
+/* The NUMA socket of a port's device; a virtual device has none and is
+ * served from the main thread's. */
+static unsigned
+port_socket(unsigned port)
+{
+    int socket = rte_eth_dev_socket_id(dpdk_id[port]);
+
+    return socket >= 0 && socket < RTE_MAX_NUMA_NODES ? (unsigned)socket
+                                                      : rte_socket_id();
+}
+
 static int
 start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
 {
     uint16_t id = dpdk_id[port];
+    unsigned socket = port_socket(port);
     struct rte_eth_conf conf;
     struct rte_eth_dev_info info;
     int rc;
@@ -160,13 +176,11 @@ start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
     configure_rss(port, &info, rxq, &conf);
     rc = rte_eth_dev_configure(id, (uint16_t)rxq, (uint16_t)txq, &conf);
     for (unsigned q = 0; !rc && q < rxq; q++) {
-        rc = rte_eth_rx_queue_setup(id, (uint16_t)q, RX_DESC,
-                                    (unsigned)rte_eth_dev_socket_id(id), NULL,
-                                    pool);
+        rc = rte_eth_rx_queue_setup(id, (uint16_t)q, RX_DESC, socket, NULL,
+                                    port_pool[id]);
     }
     for (unsigned q = 0; !rc && q < txq; q++) {
-        rc = rte_eth_tx_queue_setup(id, (uint16_t)q, TX_DESC,
-                                    (unsigned)rte_eth_dev_socket_id(id), NULL);
+        rc = rte_eth_tx_queue_setup(id, (uint16_t)q, TX_DESC, socket, NULL);
     }
     if (!rc) {
         rc = rte_eth_dev_start(id);
@@ -205,12 +219,31 @@ sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
     if (n_ports == 0) {
         return sp_err_set(err, "no ports: give at least one --port");
     }
-    pool = rte_pktmbuf_pool_create("sp_pool", pool_mbufs(n_ports, rxq, txq),
-                                   POOL_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-                                   (int)rte_socket_id());
-    if (!pool) {
-        return sp_err_set(err, "cannot create the packet pool: %s",
-                          rte_strerror(rte_errno));
+    for (unsigned socket = 0; socket < RTE_MAX_NUMA_NODES; socket++) {
+        unsigned ports = 0;
+        char name[RTE_MEMPOOL_NAMESIZE];
+
+        for (unsigned port = 1; port <= n_ports; port++) {
+            ports += port_socket(port) == socket;
+        }
+        if (!ports) {
+            continue;
+        }
+        snprintf(name, sizeof name, "sp_pool%u", socket);
+        pools[socket] = rte_pktmbuf_pool_create(
+            name, pool_mbufs(ports, rxq, txq), POOL_CACHE, 0,
+            RTE_MBUF_DEFAULT_BUF_SIZE, (int)socket);
+        if (!pools[socket]) {
+            return sp_err_set(err,
+                              "cannot create the packet pool of NUMA socket "
+                              "%u: %s",
+                              socket, rte_strerror(rte_errno));
+        }
+        for (unsigned port = 1; port <= n_ports; port++) {
+            if (port_socket(port) == socket) {
+                port_pool[dpdk_id[port]] = pools[socket];
+            }
+        }
     }
     large_pool = rte_pktmbuf_pool_create("sp_large_pool", LARGE_MBUFS, 0, 0,
                                          LARGE_BUF_SIZE, (int)rte_socket_id());
@@ -227,6 +260,21 @@ sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
         }
     }
     return 0;
+}
+
+void
+sp_io_numa_check(unsigned port, unsigned queue, unsigned pmd)
+{
+    unsigned lcore = worker_lcores[pmd];
+    unsigned socket = rte_lcore_to_socket_id(lcore);
+
+    if (socket != port_socket(port)) {
+        note("warning: PMD thread %u (CPU %d, NUMA socket %u) polls queue "
+             "%u of port %u (%s), which is on socket %u: its packets cross "
+             "sockets; give it a CPU of socket %u (--pmd-cpus)",
+             pmd, rte_lcore_to_cpu_id((int)lcore), socket, queue, port,
+             port_names[port], port_socket(port), port_socket(port));
+    }
 }
 
 void
@@ -257,7 +305,7 @@ alloc_frame(uint32_t len, uint16_t port)
     if (len > LARGE_LEN) {
         return NULL;
     }
-    m = rte_pktmbuf_alloc(len <= SMALL_LEN ? pool : large_pool);
+    m = rte_pktmbuf_alloc(len <= SMALL_LEN ? port_pool[port] : large_pool);
     if (m) {
         m->data_len = (uint16_t)len;
         m->pkt_len = len;
@@ -391,8 +439,12 @@ sp_io_headroom(void)
 unsigned
 sp_io_mbufs_in_use(void)
 {
-    return (pool ? rte_mempool_in_use_count(pool) : 0) +
-           (large_pool ? rte_mempool_in_use_count(large_pool) : 0);
+    unsigned n = large_pool ? rte_mempool_in_use_count(large_pool) : 0;
+
+    for (unsigned socket = 0; socket < RTE_MAX_NUMA_NODES; socket++) {
+        n += pools[socket] ? rte_mempool_in_use_count(pools[socket]) : 0;
+    }
+    return n;
 }
 
 unsigned

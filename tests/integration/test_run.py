@@ -370,6 +370,16 @@ def test_errors():
           "--flows", one_port], 2, "missing.pcap: No such file"),
         (["run", "--port", "net_bogus0", "--flows", one_port], 1,
          "DPDK EAL initialisation failed"),
+        (["run", "--port", port, "--flows", one_port, "--pmd-cpus", "0,0"],
+         2, "--pmd-cpus 0,0: CPU 0 is given twice"),
+        (["run", "--port", port, "--flows", one_port, "--pmd-cpus",
+          "0-1,x"], 2, "--pmd-cpus '0-1,x': invalid CPU list at column 5"),
+        (["run", "--port", port, "--flows", one_port, "--pmd-cpus", "4095"],
+         2, "--pmd-cpus 4095: CPU 4095 is not one this process may run on"),
+        (["run", "--port", port, "--flows", one_port, "--pmd-threads", "2",
+          "--pmd-cpus", "0"], 2, "1 CPU(s) for 2 PMD threads"),
+        (["run", "--port", port, "--flows", one_port, "--main-cpu", "4095"],
+         2, "--main-cpu 4095: not a CPU this process may run on"),
     ]
     for args, code, needle in cases:
         rc, out, err = run(args)
@@ -397,6 +407,62 @@ def test_two_pmds():
     for pmd in (0, 1):
         m = re.search(r"^pmd %d: packets (\d+)" % pmd, out, re.M)
         check(m and int(m.group(1)) > 0, "PMD %d forwarded packets" % pmd)
+
+
+def thread_cpus(pid):
+    """{thread name: [allowed CPU sets]} of a process's threads."""
+    threads = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                name = f.read().strip()
+            cpus = os.sched_getaffinity(int(tid))
+        except OSError:
+            continue
+        threads.setdefault(name if tid != str(pid) else "main",
+                           []).append(cpus)
+    return threads
+
+
+def test_pinning():
+    """--pmd-cpus and --main-cpu pin the PMD threads and the main thread:
+    each runs on its CPU alone (the reverse of the default order when
+    there are two CPUs)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    pmd_cpu, main_cpu = cpus[0], cpus[-1]
+    d = os.path.join(WORK, "pinning")
+    os.makedirs(d, exist_ok=True)
+    flows = os.path.join(d, "flows.txt")
+    with open(flows, "w") as f:
+        f.write("in_port=1,actions=output:2\n")
+    e = dict(os.environ, SIMDPATH_CTL=os.path.join(d, "ctl.sock"))
+    e.pop("SIMDPATH_IMPL", None)
+    proc = subprocess.Popen(
+        CMD + ["run", "--port", "net_null0", "--port", "net_null1,no-rx=1",
+               "--flows", flows, "--pmd-cpus", str(pmd_cpu), "--main-cpu",
+               str(main_cpu), "--duration", "60"],
+        cwd=WORK, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    threads = {}
+    try:
+        for _ in range(300):
+            if run(["ctl", "counters-show"], env=e, timeout=30)[0] == 0:
+                break
+            time.sleep(0.1)
+        threads = thread_cpus(proc.pid)
+        run(["ctl", "stop"], env=e, timeout=30)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    check(proc.returncode == 0, "pinned run exits 0: " + err[-500:])
+    check(threads.get("rte-worker-1") == [{pmd_cpu}],
+          "the PMD thread runs on CPU %d alone: %s" % (pmd_cpu, threads))
+    check(threads.get("main") == [{main_cpu}],
+          "the main thread runs on CPU %d alone: %s" % (main_cpu, threads))
+    check(re.search(r"^pmd 0: packets [1-9]", out, re.M),
+          "the pinned PMD forwarded: " + out[-500:])
 
 
 def telemetry(path, command):
@@ -444,6 +510,7 @@ def test_telemetry():
 
 def main():
     tests = [test_demo, test_errors, test_multiport_ring, test_two_pmds,
+             test_pinning,
              test_telemetry,
              test_control_under_traffic, test_every_impl_on_corpus,
              test_cross_arch]
