@@ -89,6 +89,22 @@ void sp_io_numa_check(unsigned port, unsigned queue, unsigned pmd);
 
 const char *sp_io_port_name(unsigned port);
 
+/* What a port's device counted itself (rte_eth_stats): frames it lost
+ * before simdpath could receive them (no room in the receive ring,
+ * errored, no buffer) and frames it took to send but failed to. */
+struct sp_io_nic_stats {
+    uint64_t rx_missed, rx_errors, rx_nombuf, tx_errors;
+};
+/* All 0 when the device cannot say. */
+void sp_io_nic_stats(unsigned port, struct sp_io_nic_stats *s);
+/* The driver's extended counters of a port, each as put(ctx, name,
+ * value); -1 with err when the device has none to give. */
+int sp_io_port_xstats(unsigned port,
+                      void (*put)(void *ctx, const char *name, uint64_t v),
+                      void *ctx, struct sp_err *err);
+/* Zeroes the device's counters and extended counters. */
+void sp_io_nic_stats_clear(unsigned port);
+
 /* Receives up to max packets into pkts[] (data, len, in_port, owner). A
  * frame that came in several segments is gathered into one buffer (up to
  * 65,407 bytes), or else freed and counted in *drops. */

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* DPDK ports, mbufs and lcores behind include/simdpath/io.h. */
+#include <dirent.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -41,6 +47,14 @@ static uint16_t dpdk_id[SP_IO_MAX_PORTS + 1]; /* by simdpath port number */
 static char port_names[SP_IO_MAX_PORTS + 1][RTE_ETH_NAME_MAX_LEN];
 static bool started[SP_IO_MAX_PORTS + 1];
 static unsigned worker_lcores[RTE_MAX_LCORE];
+/* DPDK 22.11's net_af_packet does not read the kernel's count of frames
+ * its receive rings had no room for (PACKET_STATISTICS), which is what
+ * such a port loses when simdpath falls behind; simdpath reads it from
+ * the driver's sockets, found among its own files by the interface they
+ * are bound to. A read clears the kernel's count: it adds up here. */
+static unsigned af_packet_ifindex[SP_IO_MAX_PORTS + 1]; /* 0: not one */
+static uint64_t ring_drops[SP_IO_MAX_PORTS + 1];
+static pthread_mutex_t ring_drops_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned n_workers;
 
 void
@@ -86,6 +100,16 @@ sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
         }
     }
     n_ports = count;
+    for (unsigned p = 1; p <= count; p++) {
+        const char *iface = strstr(ports[p - 1], ",iface=");
+        char name[IF_NAMESIZE];
+
+        if (iface && !strncmp(ports[p - 1], "net_af_packet", 13)) {
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(iface + 7, ","),
+                     iface + 7);
+            af_packet_ifindex[p] = if_nametoindex(name);
+        }
+    }
     return 0;
 }
 
@@ -293,6 +317,109 @@ const char *
 sp_io_port_name(unsigned port)
 {
     return port >= 1 && port <= n_ports ? port_names[port] : "?";
+}
+
+/* Adds what the kernel dropped on af_packet ports' rings since the last
+ * call to ring_drops; called with ring_drops_lock held. */
+static void
+collect_ring_drops(void)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    struct dirent *e;
+
+    while (dir && (e = readdir(dir))) {
+        int fd = atoi(e->d_name), domain;
+        socklen_t len = sizeof domain;
+        struct sockaddr_ll addr;
+        struct tpacket_stats st;
+
+        if (fd == dirfd(dir) ||
+            getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) ||
+            domain != AF_PACKET) {
+            continue;
+        }
+        len = sizeof addr;
+        if (getsockname(fd, (struct sockaddr *)&addr, &len)) {
+            continue;
+        }
+        for (unsigned p = 1; p <= n_ports; p++) {
+            len = sizeof st;
+            if (af_packet_ifindex[p] &&
+                af_packet_ifindex[p] == (unsigned)addr.sll_ifindex &&
+                !getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len)) {
+                ring_drops[p] += st.tp_drops;
+            }
+        }
+    }
+    if (dir) {
+        closedir(dir);
+    }
+}
+
+void
+sp_io_nic_stats(unsigned port, struct sp_io_nic_stats *s)
+{
+    struct rte_eth_stats st;
+
+    memset(s, 0, sizeof *s);
+    if (port >= 1 && port <= n_ports && started[port] &&
+        !rte_eth_stats_get(dpdk_id[port], &st)) {
+        s->rx_missed = st.imissed;
+        s->rx_errors = st.ierrors;
+        s->rx_nombuf = st.rx_nombuf;
+        s->tx_errors = st.oerrors;
+    }
+    if (port >= 1 && port <= n_ports && af_packet_ifindex[port]) {
+        pthread_mutex_lock(&ring_drops_lock);
+        collect_ring_drops();
+        s->rx_missed += ring_drops[port];
+        pthread_mutex_unlock(&ring_drops_lock);
+    }
+}
+
+int
+sp_io_port_xstats(unsigned port,
+                  void (*put)(void *ctx, const char *name, uint64_t v),
+                  void *ctx, struct sp_err *err)
+{
+    struct rte_eth_xstat_name *names = NULL;
+    struct rte_eth_xstat *values = NULL;
+    int n = -1;
+
+    if (port >= 1 && port <= n_ports && started[port]) {
+        n = rte_eth_xstats_get_names(dpdk_id[port], NULL, 0);
+    }
+    if (n > 0) {
+        names = calloc((size_t)n, sizeof *names);
+        values = calloc((size_t)n, sizeof *values);
+    }
+    if (!names || !values ||
+        rte_eth_xstats_get_names(dpdk_id[port], names, (unsigned)n) != n ||
+        rte_eth_xstats_get(dpdk_id[port], values, (unsigned)n) != n) {
+        free(names);
+        free(values);
+        return sp_err_set(err, "port %u (%s) gives no extended counters", port,
+                          sp_io_port_name(port));
+    }
+    for (int i = 0; i < n; i++) {
+        put(ctx, names[values[i].id].name, values[i].value);
+    }
+    free(names);
+    free(values);
+    return 0;
+}
+
+void
+sp_io_nic_stats_clear(unsigned port)
+{
+    if (port >= 1 && port <= n_ports && started[port]) {
+        rte_eth_stats_reset(dpdk_id[port]);
+        rte_eth_xstats_reset(dpdk_id[port]);
+        pthread_mutex_lock(&ring_drops_lock);
+        collect_ring_drops();
+        ring_drops[port] = 0;
+        pthread_mutex_unlock(&ring_drops_lock);
+    }
 }
 
 /* A one-segment mbuf for a frame of len bytes after the usual headroom,

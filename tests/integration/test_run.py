@@ -84,6 +84,9 @@ def test_demo():
     check(rc == 0, "demo exits 0 (rc %d): %s" % (rc, err[-500:]))
     ports = counters(out)
     check(set(ports) == {1, 2}, "demo reports ports 1 and 2: " + out)
+    check(all(set(p["nic"]) == {"rx_missed", "rx_errors", "rx_nombuf",
+                                "tx_errors"} for p in ports.values()),
+          "demo reports the NIC counters: " + out)
     check(conserved(ports), "demo counters conserve: %s" % ports)
     check(no_leak(out), "demo leaks no mbuf: " + out[-300:])
     check("kernels: mfex=" in out, "demo prints the kernels in use")
@@ -504,6 +507,10 @@ def test_telemetry():
     proc.communicate(timeout=60)
     check(ports and ports.get("port1_rx", 0) > 0 and "port2_tx" in ports,
           "telemetry /simdpath/ports: %s" % ports)
+    check(ports and all("port%d_%s" % (p, k) in ports for p in (1, 2)
+                        for k in ("rx_missed", "rx_errors", "rx_nombuf",
+                                  "tx_errors")),
+          "telemetry has the NIC counters: %s" % ports)
     check(pmds and pmds.get("pmd0_packets", 0) > 0,
           "telemetry /simdpath/pmds: %s" % pmds)
 
