@@ -72,6 +72,13 @@ int sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
 /* Undoes sp_io_init, also one that failed half way. */
 void sp_io_cleanup(void);
 
+/* --mtu: the ports' MTU, IPv4's minimum to jumbo frames. */
+#define SP_IO_MTU_MIN 68
+#define SP_IO_MTU_MAX 9000
+/* Sets every port's MTU (0: leaves the devices' own) at
+ * sp_io_start_ports, whose packet pools then have buffers that hold a
+ * whole frame of it; call before sp_io_pool_bytes. */
+void sp_io_set_mtu(unsigned mtu);
 /* Creates a packet pool on every NUMA socket that has ports and
  * configures every port with 'rxq' receive queues and 'txq' transmit
  * queues, served from its socket's pool, then starts them. */

@@ -49,6 +49,9 @@ static const char run_usage[] =
     "                         or must give that many CPUs\n"
     "  --main-cpu N           the CPU of the main (control) thread\n"
     "                         (default the lowest CPU no PMD thread has)\n"
+    "  --mtu N                the ports' MTU, 68 to 9000 (default: the\n"
+    "                         devices'); refused if a device cannot take\n"
+    "                         it\n"
     "  --emc-entries N        exact-match cache entries per thread (default\n"
     "                         8192; 0 disables the cache)\n"
     "  --emc-insert-inv-prob N\n"
@@ -87,6 +90,7 @@ struct run_options {
     struct sp_dp_config dp;
     const char *pmd_cpus;
     long main_cpu; /* -1: not given */
+    unsigned mtu;  /* 0: not given */
     bool pmds_given;
     double duration;
     unsigned idle_ms;
@@ -183,7 +187,8 @@ parse_options(int argc, char **argv, struct run_options *o)
         OPT_DURATION,
         OPT_IDLE,
         OPT_PMD_CPUS,
-        OPT_MAIN_CPU
+        OPT_MAIN_CPU,
+        OPT_MTU
     };
     static const struct option options[] = {
         {"port", required_argument, NULL, OPT_PORT},
@@ -191,6 +196,7 @@ parse_options(int argc, char **argv, struct run_options *o)
         {"pmd-threads", required_argument, NULL, OPT_PMDS},
         {"pmd-cpus", required_argument, NULL, OPT_PMD_CPUS},
         {"main-cpu", required_argument, NULL, OPT_MAIN_CPU},
+        {"mtu", required_argument, NULL, OPT_MTU},
         {"emc-entries", required_argument, NULL, OPT_EMC},
         {"emc-insert-inv-prob", required_argument, NULL, OPT_EMC_PROB},
         {"ctl", required_argument, NULL, OPT_CTL},
@@ -248,6 +254,17 @@ parse_options(int argc, char **argv, struct run_options *o)
                 return -1;
             }
             o->main_cpu = (long)v;
+            break;
+        case OPT_MTU:
+            if (sp_cli_parse_uint("--mtu", optarg, SP_IO_MTU_MAX, &v)) {
+                return -1;
+            }
+            if (v < SP_IO_MTU_MIN) {
+                sp_cli_error("--mtu", "%lu is below %d, IPv4's minimum", v,
+                             SP_IO_MTU_MIN);
+                return -1;
+            }
+            o->mtu = (unsigned)v;
             break;
         case OPT_EMC:
             if (sp_cli_parse_uint("--emc-entries", optarg, 1u << 24, &v)) {
@@ -578,6 +595,7 @@ sp_cmd_run(int argc, char **argv)
         sp_cli_error("run", "%s", err.msg);
         return SP_EXIT_USAGE;
     }
+    sp_io_set_mtu(o.mtu);
     o.dp.n_ports = o.n_ports;
     dpdk_io.headroom = sp_io_headroom();
     o.dp.n_rxq = o.dp.n_pmds;

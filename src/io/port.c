@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* DPDK ports, mbufs and lcores behind include/simdpath/io.h. */
 #include <dirent.h>
+#include <errno.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <pthread.h>
@@ -8,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -33,10 +36,18 @@
  * one). */
 #define LARGE_BUF_SIZE UINT16_MAX
 #define LARGE_MBUFS    511
-#define SMALL_LEN      RTE_MBUF_DEFAULT_DATAROOM
 #define LARGE_LEN      (LARGE_BUF_SIZE - RTE_PKTMBUF_HEADROOM)
+/* What a frame adds to its MTU: Ethernet header, two VLAN tags, CRC. */
+#define MTU_OVERHEAD \
+    (RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN)
 
 static bool eal_ready;
+/* --mtu (0: the devices' own), and the packet pools' buffers: large
+ * enough for a frame of that MTU, as a device without scatter (such as
+ * net_af_packet) drops a frame that does not fit one buffer. */
+static unsigned mtu;
+static uint16_t buf_size = RTE_MBUF_DEFAULT_BUF_SIZE;
+#define SMALL_LEN (buf_size - RTE_PKTMBUF_HEADROOM)
 /* One packet pool per NUMA socket that has ports, each port's queues
  * served from its socket's; frames gathered from segments come from one
  * pool of large buffers. */
@@ -53,6 +64,7 @@ static unsigned worker_lcores[RTE_MAX_LCORE];
  * the driver's sockets, found among its own files by the interface they
  * are bound to. A read clears the kernel's count: it adds up here. */
 static unsigned af_packet_ifindex[SP_IO_MAX_PORTS + 1]; /* 0: not one */
+static unsigned af_packet_framesz[SP_IO_MAX_PORTS + 1]; /* its devarg */
 static uint64_t ring_drops[SP_IO_MAX_PORTS + 1];
 static pthread_mutex_t ring_drops_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned n_workers;
@@ -108,6 +120,8 @@ sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
             snprintf(name, sizeof name, "%.*s", (int)strcspn(iface + 7, ","),
                      iface + 7);
             af_packet_ifindex[p] = if_nametoindex(name);
+            iface = strstr(ports[p - 1], ",framesz=");
+            af_packet_framesz[p] = iface ? (unsigned)atoi(iface + 9) : 2048;
         }
     }
     return 0;
@@ -175,6 +189,91 @@ port_socket(unsigned port)
                                                       : rte_socket_id();
 }
 
+void
+sp_io_set_mtu(unsigned n)
+{
+    unsigned need = RTE_PKTMBUF_HEADROOM + n + MTU_OVERHEAD;
+
+    mtu = n;
+    buf_size = need > RTE_MBUF_DEFAULT_BUF_SIZE
+                   ? (uint16_t)RTE_ALIGN_CEIL(need, 1024)
+                   : RTE_MBUF_DEFAULT_BUF_SIZE;
+}
+
+/* An af_packet port's MTU is its interface's. DPDK 22.11's driver
+ * reports frames of at most 1,518 bytes whatever its ring's frame size
+ * (framesz), so ethdev refuses any larger MTU: it is checked against
+ * framesz, and set on the interface, as the driver's own MTU call does. */
+static int
+set_af_packet_mtu(unsigned port, struct sp_err *err)
+{
+    unsigned head = (unsigned)TPACKET2_HDRLEN + TPACKET_ALIGNMENT;
+    unsigned room = af_packet_framesz[port] - head;
+    unsigned framesz = RTE_ALIGN_CEIL(mtu + MTU_OVERHEAD + head, 1024);
+    unsigned blocksz = framesz;
+    struct ifreq ifr;
+    int fd, rc;
+
+    /* The kernel wants blocks of whole pages, the driver frames that
+     * follow one another without a gap: blocks of whole frames. */
+    while (blocksz % 4096) {
+        blocksz += framesz;
+    }
+    if (mtu + MTU_OVERHEAD > room) {
+        return sp_err_set(err,
+                          "port %u (net_af_packet): --mtu %u needs frames "
+                          "of up to %u bytes; its ring's frames hold %u "
+                          "(framesz=%u): give framesz=%u,blocksz=%u",
+                          port, mtu, mtu + MTU_OVERHEAD, room,
+                          af_packet_framesz[port], framesz, blocksz);
+    }
+    memset(&ifr, 0, sizeof ifr);
+    if_indextoname(af_packet_ifindex[port], ifr.ifr_name);
+    ifr.ifr_mtu = (int)mtu;
+    fd = socket(AF_INET, SOCK_DGRAM, 0);
+    rc = fd < 0 ? -1 : ioctl(fd, SIOCSIFMTU, &ifr);
+    if (rc) {
+        sp_err_set(err, "port %u (net_af_packet): cannot set MTU %u on %s: %s",
+                   port, mtu, ifr.ifr_name, strerror(errno));
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    return rc;
+}
+
+/* --mtu on a port, refused as the device's limits require. */
+static int
+set_mtu(unsigned port, const struct rte_eth_dev_info *info, struct sp_err *err)
+{
+    uint32_t frame = mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+    int rc;
+
+    if (af_packet_ifindex[port]) {
+        return set_af_packet_mtu(port, err);
+    }
+    if (mtu < info->min_mtu || mtu > info->max_mtu ||
+        frame > info->max_rx_pktlen) {
+        return sp_err_set(err,
+                          "port %u (%s): --mtu %u needs frames of %u "
+                          "bytes; the device takes an MTU of %u to %u and "
+                          "frames of up to %u bytes (max_rx_pktlen)",
+                          port, info->driver_name, mtu, frame, info->min_mtu,
+                          info->max_mtu, info->max_rx_pktlen);
+    }
+    rc = rte_eth_dev_set_mtu(dpdk_id[port], (uint16_t)mtu);
+    if (rc == -ENOTSUP) {
+        /* net_pcap, net_ring, net_null: no link, nothing to set; they
+         * deliver frames of any length. */
+        return 0;
+    }
+    if (rc) {
+        return sp_err_set(err, "port %u (%s): the device refused MTU %u: %s",
+                          port, info->driver_name, mtu, rte_strerror(-rc));
+    }
+    return 0;
+}
+
 static int
 start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
 {
@@ -199,6 +298,9 @@ start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
     }
     configure_rss(port, &info, rxq, &conf);
     rc = rte_eth_dev_configure(id, (uint16_t)rxq, (uint16_t)txq, &conf);
+    if (!rc && mtu && set_mtu(port, &info, err)) {
+        return -1;
+    }
     for (unsigned q = 0; !rc && q < rxq; q++) {
         rc = rte_eth_rx_queue_setup(id, (uint16_t)q, RX_DESC, socket, NULL,
                                     port_pool[id]);
@@ -232,8 +334,7 @@ sp_io_pool_bytes(unsigned ports, unsigned rxq, unsigned txq)
 {
     struct rte_mempool_objsz size;
 
-    rte_mempool_calc_obj_size(
-        sizeof(struct rte_mbuf) + RTE_MBUF_DEFAULT_BUF_SIZE, 0, &size);
+    rte_mempool_calc_obj_size(sizeof(struct rte_mbuf) + buf_size, 0, &size);
     return (uint64_t)pool_mbufs(ports, rxq, txq) * size.total_size;
 }
 
@@ -242,6 +343,15 @@ sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
 {
     if (n_ports == 0) {
         return sp_err_set(err, "no ports: give at least one --port");
+    }
+    /* net_af_packet copies a ring frame into one buffer, and refuses a
+     * queue whose buffers cannot hold its frame size. */
+    for (unsigned port = 1; port <= n_ports; port++) {
+        unsigned need = af_packet_framesz[port] + RTE_PKTMBUF_HEADROOM;
+
+        if (af_packet_ifindex[port] && need > buf_size) {
+            buf_size = (uint16_t)RTE_ALIGN_CEIL(need, 1024);
+        }
     }
     for (unsigned socket = 0; socket < RTE_MAX_NUMA_NODES; socket++) {
         unsigned ports = 0;
@@ -254,9 +364,9 @@ sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
             continue;
         }
         snprintf(name, sizeof name, "sp_pool%u", socket);
-        pools[socket] = rte_pktmbuf_pool_create(
-            name, pool_mbufs(ports, rxq, txq), POOL_CACHE, 0,
-            RTE_MBUF_DEFAULT_BUF_SIZE, (int)socket);
+        pools[socket] =
+            rte_pktmbuf_pool_create(name, pool_mbufs(ports, rxq, txq),
+                                    POOL_CACHE, 0, buf_size, (int)socket);
         if (!pools[socket]) {
             return sp_err_set(err,
                               "cannot create the packet pool of NUMA socket "
@@ -432,7 +542,8 @@ alloc_frame(uint32_t len, uint16_t port)
     if (len > LARGE_LEN) {
         return NULL;
     }
-    m = rte_pktmbuf_alloc(len <= SMALL_LEN ? port_pool[port] : large_pool);
+    m = rte_pktmbuf_alloc(len <= (uint32_t)SMALL_LEN ? port_pool[port]
+                                                     : large_pool);
     if (m) {
         m->data_len = (uint16_t)len;
         m->pkt_len = len;

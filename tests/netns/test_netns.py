@@ -193,7 +193,8 @@ def link_stats(dev, ns=None):
     """The kernel's packet counters of an interface."""
     return dict((k, int(sh("cat", "/sys/class/net/%s/statistics/%s"
                            % (dev, k), ns=ns)))
-                for k in ("rx_packets", "tx_packets", "tx_dropped"))
+                for k in ("rx_packets", "tx_packets", "rx_bytes",
+                          "tx_bytes"))
 
 
 def pmd_packets(text):
@@ -330,6 +331,75 @@ def test_nic_counters():
           "received, %s lost" % (n, p1["rx"], p1["nic"]))
 
 
+def read_pcap(path):
+    frames = []
+    with open(path, "rb") as f:
+        f.read(24)
+        while True:
+            head = f.read(16)
+            if len(head) < 16:
+                return frames
+            frames.append(f.read(struct.unpack("<IIII", head)[2]))
+
+
+def test_jumbo_af_packet():
+    """--mtu 9000 on an af_packet port of a veth: 9,000-byte packets from
+    the namespace arrive whole (the ring's frames and the buffers hold
+    them) and leave whole into it; a ring too small for the MTU is
+    refused with the devargs that fit."""
+    ns = namespace("jumbo")
+    host, peer = veth("jh", ns, "jp", mtu=9000)
+    src = mac(ns, peer)
+    rc, out, err = Run("jumbo-small", ["net_af_packet0,iface=" + host],
+                       "actions=drop\n", ["--mtu", "9000"]).stop()
+    check(rc == 1 and "port 1 (net_af_packet): --mtu 9000 needs frames of "
+          "up to 9026 bytes; its ring's frames hold 1980 (framesz=2048): "
+          "give framesz=9216,blocksz=36864" in err,
+          "a ring too small for --mtu 9000 is refused: %d %s" % (rc, err))
+    sh("ip", "link", "set", host, "mtu", "1500")
+    frames = [udp_frame("02:00:00:00:00:01", src, f, size=size)
+              for f, size in enumerate([9014, 60, 1514, 2100, 9014, 9014])]
+    into_ns = [udp_frame(src, "02:00:00:00:00:01", f, size=size)
+               for f, size in enumerate([9014, 4000, 9014])]
+    back = os.path.join(WORK, "into-ns.pcap")
+    write_pcap(back, into_ns)
+    out_pcap = os.path.join(WORK, "jumbo-out.pcap")
+    start = link_stats(peer, ns)
+    run = Run("jumbo", ["net_af_packet0,iface=%s,framesz=9216,"
+                        "blocksz=36864" % host,
+                        "net_pcap0,tx_pcap=" + out_pcap,
+                        "net_pcap1,rx_pcap=" + back],
+              "in_port=1,actions=output:2\nin_port=3,actions=output:1\n",
+              ["--mtu", "9000"])
+    if not check(run.ready, "simdpath with --mtu 9000 started"):
+        print(run.stop())
+        return
+    check(sh("cat", "/sys/class/net/%s/mtu" % host).strip() == "9000",
+          "--mtu set the interface's MTU to 9000")
+    check(run.wait(lambda p, t: p.get(3, {}).get("rx") == len(into_ns)),
+          "the capture's frames went in")
+    send_frames(ns, peer, frames, len(frames))
+    check(run.wait(lambda p, t: p.get(1, {}).get("rx") == len(frames)),
+          "port 1 received all %d frames" % len(frames))
+    rc, out, err = run.stop()
+    after = link_stats(peer, ns)
+    check(rc == 0, "jumbo run exits 0: " + err[-500:])
+    got = read_pcap(out_pcap)
+    check(got == frames, "the namespace's frames left whole: %s, want %s"
+          % ([len(f) for f in got], [len(f) for f in frames]))
+    check(after["rx_packets"] - start["rx_packets"] == len(into_ns) and
+          after["rx_bytes"] - start["rx_bytes"] == sum(map(len, into_ns)),
+          "the namespace received the capture's frames whole: %s -> %s"
+          % (start, after))
+    ports = counters(out)
+    check(ports.get(1, {}).get("tx") == len(into_ns) and
+          sent(ports[1]) == len(into_ns),
+          "port 1 sent the capture's %d frames: %s" % (len(into_ns),
+                                                      ports.get(1)))
+    check(conserved(ports), "jumbo run conserves: %s" % ports)
+    check(no_leak(out), "jumbo run leaks no mbuf: " + out[-300:])
+
+
 def main():
     if os.geteuid() != 0 or not shutil.which("ip"):
         print("SKIP: network namespaces need root and iproute2")
@@ -340,7 +410,8 @@ def main():
     except (RuntimeError, OSError) as e:
         print("SKIP: cannot create a network namespace: %s" % e)
         sys.exit(77)
-    tests = [test_rss_two_queues, test_rss_tap, test_nic_counters]
+    tests = [test_rss_two_queues, test_rss_tap, test_nic_counters,
+             test_jumbo_af_packet]
     try:
         for t in tests:
             try:
