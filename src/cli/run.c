@@ -76,6 +76,8 @@ static const char run_usage[] =
     "-m 512 --no-shconf when no hugepages are free (it says so); it refuses\n"
     "EAL's own cores (-l, -c, --lcores) and a --proc-type but primary.\n"
     "Everything it can check is checked before DPDK starts (exit 2).\n"
+    "Ports on Linux interfaces (net_af_packet) need transmit checksum\n"
+    "offload off on the senders: ethtool -K DEV tx off (README).\n"
     "\n"
     "SIGINT, SIGTERM, SIGHUP and SIGQUIT stop it, even during DPDK's\n"
     "start-up (it stops once started): the counters are printed, the ports\n"
