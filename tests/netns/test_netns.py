@@ -12,6 +12,7 @@ nothing but the test's frames. Waits are bounded by packet and byte
 counts; CAP seconds is only the safety net that turns a hang into a
 failure.
 """
+import json
 import os
 import re
 import shutil
@@ -26,6 +27,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from model import csum, read_pcap, write_pcap  # noqa: E402
 from report import RESULTS, check, conserved, counters, no_leak, \
     offered, sent  # noqa
 
@@ -148,15 +150,6 @@ class Run:
         return self.proc.returncode, out, err
 
 
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-
-
 def udp_frame(dst_mac, src_mac, flow, size=128):
     """An Ethernet/IPv4/UDP frame of 'size' bytes; flow picks the source
     address and ports."""
@@ -230,6 +223,19 @@ def pmd_packets(text):
                                        re.M)]
 
 
+def spread(run, ns, dev, frames):
+    """Sends rounds of 'frames' (many flows) out of dev until every PMD
+    thread of run has forwarded some, at most 64 rounds."""
+    sent = 0
+    while sent < 64 * len(frames):
+        send_frames(ns, dev, frames, 4 * len(frames))
+        sent += 4 * len(frames)
+        if run.wait(lambda p, t: p.get(1, {}).get("rx", 0) >= sent // 2):
+            _, text = run.counters()
+            if min(pmd_packets(text) or [0]) > 0:
+                return
+
+
 def test_rss_two_queues():
     """net_af_packet with qpairs=2 (the kernel's fanout hash spreads the
     flows over its two sockets) polled by two PMD threads: both forward
@@ -244,15 +250,7 @@ def test_rss_two_queues():
         return
     src = mac(ns, peer)
     frames = [udp_frame("02:00:00:00:00:01", src, f) for f in range(256)]
-    sent = 0
-    # Rounds of 256 flows until each thread has had its share.
-    while sent < 64 * 256:
-        send_frames(ns, peer, frames, 1024)
-        sent += 1024
-        if run.wait(lambda p, t: p.get(1, {}).get("rx", 0) >= sent // 2):
-            _, text = run.counters()
-            if min(pmd_packets(text) or [0]) > 0:
-                break
+    spread(run, ns, peer, frames)
     rc, out, err = run.stop()
     check(rc == 0, "rss run exits 0: " + err[-500:])
     check("offers no RSS hash" in out,
@@ -281,14 +279,7 @@ def test_rss_tap():
     sh("sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % tap)
     frames = [udp_frame("02:00:00:00:00:01", "02:00:00:00:00:02", f)
               for f in range(256)]
-    sent = 0
-    while sent < 64 * 256:
-        send_frames(None, tap, frames, 1024)
-        sent += 1024
-        if run.wait(lambda p, t: p.get(1, {}).get("rx", 0) >= sent // 2):
-            _, text = run.counters()
-            if min(pmd_packets(text) or [0]) > 0:
-                break
+    spread(run, None, tap, frames)
     rc, out, err = run.stop()
     check(rc == 0, "tap run exits 0: " + err[-500:])
     check("offers no RSS" not in out, "net_tap takes RSS: " + out[:600])
@@ -297,13 +288,6 @@ def test_rss_tap():
           "both PMD threads forwarded from the tap: %s" % packets)
     check(conserved(counters(out)), "tap counters conserve: " + out[-900:])
     check(no_leak(out), "tap run leaks no mbuf: " + out[-300:])
-
-
-def write_pcap(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-        for fr in frames:
-            f.write(struct.pack("<IIII", 0, 0, len(fr), len(fr)) + fr)
 
 
 def test_nic_counters():
@@ -357,17 +341,6 @@ def test_nic_counters():
     check(conserved(ports), "nic run conserves: %s" % ports)
     print("measured: %d frames in a burst into a 64-frame ring: %d "
           "received, %s lost" % (n, p1["rx"], p1["nic"]))
-
-
-def read_pcap(path):
-    frames = []
-    with open(path, "rb") as f:
-        f.read(24)
-        while True:
-            head = f.read(16)
-            if len(head) < 16:
-                return frames
-            frames.append(f.read(struct.unpack("<IIII", head)[2]))
 
 
 def test_jumbo_af_packet():
@@ -453,7 +426,6 @@ def iperf(server_ns, client_ns, addr, nbytes, port=5201, cap=CAP):
                             addr, "-p", str(port), "-n", str(nbytes), "-J",
                             "--connect-timeout", "10000"],
                            capture_output=True, text=True, timeout=cap)
-        import json
         result = json.loads(p.stdout or "{}")
         if p.returncode:
             print("iperf3 to %s: exit %d: %s %s" % (addr, p.returncode,
