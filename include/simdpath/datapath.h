@@ -128,6 +128,9 @@ unsigned sp_dp_flow_count(struct sp_dp *dp);
  * reordered by recent hits (within equal highest priority). */
 void sp_dp_maintain(struct sp_dp *dp);
 
+/* The PMD thread that polls receive queue 'queue' of 'port'. */
+unsigned sp_dp_queue_pmd(const struct sp_dp_config *config, unsigned port,
+                         unsigned queue);
 /* The PMD loop of thread 'pmd' (0..n_pmds-1); returns after sp_dp_stop. */
 int sp_dp_pmd_run(struct sp_dp *dp, unsigned pmd);
 void sp_dp_stop(struct sp_dp *dp);

@@ -21,9 +21,9 @@
 #define SP_IO_EAL_MAX_ARGS 128
 
 /* Refuses the operator's EAL arguments simdpath cannot honour: cores
- * (-l, -c, --lcores), which it gives EAL itself, one per PMD thread and
- * one more, and a --proc-type but primary, which waits for a primary
- * forever. Sets *memory when they size EAL's memory (-m, --socket-mem). */
+ * (-l, -c, --lcores), which it gives EAL itself (sp_io_cpus_pick), and a
+ * --proc-type but primary, which waits for a primary forever. Sets *memory
+ * when they size EAL's memory (-m, --socket-mem). */
 int sp_io_eal_check(int argc, char *const *argv, bool *memory,
                     struct sp_err *err);
 /* Refuses a packet pool larger than half of EAL's memory (free hugepages,
@@ -32,22 +32,37 @@ int sp_io_eal_check(int argc, char *const *argv, bool *memory,
 int sp_io_eal_pool_check(unsigned n_ports, unsigned n_rxq, unsigned n_pmds,
                          bool operator_memory, struct sp_err *err);
 
+/* The CPUs the threads run on (--pmd-cpus, --main-cpu). */
+struct sp_io_cpus {
+    unsigned pmd[SP_DP_MAX_PMDS]; /* PMD thread t runs on CPU pmd[t] */
+    unsigned main;                /* the main thread's */
+    bool shared;                  /* a CPU runs more than one of them */
+};
+/* Picks the CPUs for n_pmds PMD threads and the main one from the CPUs
+ * this process may run on (sched_getaffinity): 'list' ("1,3-5", NULL when
+ * not given) and 'main_cpu' (-1 when not given) as the operator gave
+ * them, else the lowest free ones, the main thread first. A list sets
+ * *n_pmds if pmds_given is false, else must hold exactly *n_pmds CPUs.
+ * Refuses a bad list, a CPU given twice or not available. */
+int sp_io_cpus_pick(const char *list, long main_cpu, unsigned *n_pmds,
+                    bool pmds_given, struct sp_io_cpus *cpus,
+                    struct sp_err *err);
+
 /* The arguments simdpath gives EAL: cores, ports, memory, then the
  * operator's. */
 struct sp_io_eal {
     char *argv[SP_IO_EAL_MAX_ARGS]; /* argv[argc] is NULL */
     int argc;
     char cores[1024];
-    unsigned cpus;     /* online CPUs */
-    bool shared_cores; /* more lcores than CPUs: they share cores */
-    bool no_huge;      /* no free hugepages: --no-huge -m 512 --no-shconf */
+    bool no_huge; /* no free hugepages: --no-huge -m 512 --no-shconf */
 };
-/* Fills eal for n_pmds PMD threads (plus the main lcore) on these ports
+/* Fills eal for n_pmds PMD threads on cpus (lcore 0 the main thread, on
+ * cpus->main; lcore t + 1 PMD thread t, on cpus->pmd[t]) on these ports
  * (PCI addresses or virtual devices) and the operator's arguments, which
  * it points to, as it does to ports. */
 void sp_io_eal_args(struct sp_io_eal *eal, unsigned n_pmds,
-                    const char *const *ports, unsigned n_ports, int argc,
-                    char *const *argv);
+                    const struct sp_io_cpus *cpus, const char *const *ports,
+                    unsigned n_ports, int argc, char *const *argv);
 
 /* Starts DPDK's EAL with these arguments (sp_io_eal_args's) and finds
  * the devices 'ports' name (the --port texts, which EAL was given too):
@@ -57,8 +72,16 @@ int sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
 /* Undoes sp_io_init, also one that failed half way. */
 void sp_io_cleanup(void);
 
-/* Creates the packet pool and configures every port with
- * 'rxq' receive queues and 'txq' transmit queues, then starts them. */
+/* --mtu: the ports' MTU, IPv4's minimum to jumbo frames. */
+#define SP_IO_MTU_MIN 68
+#define SP_IO_MTU_MAX 9000
+/* Sets every port's MTU (0: leaves the devices' own) at
+ * sp_io_start_ports, whose packet pools then have buffers that hold a
+ * whole frame of it; call before sp_io_pool_bytes. */
+void sp_io_set_mtu(unsigned mtu);
+/* Creates a packet pool on every NUMA socket that has ports and
+ * configures every port with 'rxq' receive queues and 'txq' transmit
+ * queues, served from its socket's pool, then starts them. */
 int sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err);
 /* DPDK's name of the device a --port gives: the text before the first
  * comma, with the PCI domain added when it was left out. */
@@ -67,10 +90,29 @@ void sp_io_device_name(const char *spec, char *name, size_t size);
  * sp_io_init, to check that it fits. */
 uint64_t sp_io_pool_bytes(unsigned ports, unsigned rxq, unsigned txq);
 void sp_io_stop_ports(void);
+/* Warns when PMD thread 'pmd', which polls receive queue 'queue' of
+ * 'port', runs on another NUMA socket than the port's device. */
+void sp_io_numa_check(unsigned port, unsigned queue, unsigned pmd);
 
 const char *sp_io_port_name(unsigned port);
 /* The port's Ethernet address (zeros if it has none). */
 void sp_io_port_mac(unsigned port, uint8_t mac[6]);
+
+/* What a port's device counted itself (rte_eth_stats): frames it lost
+ * before simdpath could receive them (no room in the receive ring,
+ * errored, no buffer) and frames it took to send but failed to. */
+struct sp_io_nic_stats {
+    uint64_t rx_missed, rx_errors, rx_nombuf, tx_errors;
+};
+/* All 0 when the device cannot say. */
+void sp_io_nic_stats(unsigned port, struct sp_io_nic_stats *s);
+/* The driver's extended counters of a port, each as put(ctx, name,
+ * value); -1 with err when the device has none to give. */
+int sp_io_port_xstats(unsigned port,
+                      void (*put)(void *ctx, const char *name, uint64_t v),
+                      void *ctx, struct sp_err *err);
+/* Zeroes the device's counters and extended counters. */
+void sp_io_nic_stats_clear(unsigned port);
 
 /* Receives up to max packets into pkts[] (data, len, in_port, owner). A
  * frame that came in several segments is gathered into one buffer (up to

@@ -43,7 +43,17 @@ static const char run_usage[] =
     "                         (docs/flow-syntax.md)\n"
     "  --pmd-threads N        packet polling threads (default 1, at most\n"
     "                         64; each takes a core, and their packet pool\n"
-    "                         may take half of DPDK's memory)\n"
+    "                         may take half of DPDK's memory); each port\n"
+    "                         gets a receive queue per thread, spread by\n"
+    "                         RSS over IPv4/IPv6 TCP/UDP\n"
+    "  --pmd-cpus LIST        the CPUs of the PMD threads, one each, in\n"
+    "                         order (as 2,3 or 2-5); sets --pmd-threads,\n"
+    "                         or must give that many CPUs\n"
+    "  --main-cpu N           the CPU of the main (control) thread\n"
+    "                         (default the lowest CPU no PMD thread has)\n"
+    "  --mtu N                the ports' MTU, 68 to 9000 (default: the\n"
+    "                         devices'); refused if a device cannot take\n"
+    "                         it\n"
     "  --emc-entries N        exact-match cache entries per thread (default\n"
     "                         8192; 0 disables the cache)\n"
     "  --emc-insert-inv-prob N\n"
@@ -78,10 +88,14 @@ static const char run_usage[] =
     "  -h, --help             show this help\n"
     "\n"
     "Arguments after -- go to DPDK's EAL as they are. simdpath gives EAL\n"
-    "one core per PMD thread plus one for itself, the ports, and --no-huge\n"
+    "one core per PMD thread plus one for itself (the lowest CPUs this\n"
+    "process may run on, unless --pmd-cpus and --main-cpu say), the\n"
+    "ports, and --no-huge\n"
     "-m 512 --no-shconf when no hugepages are free (it says so); it refuses\n"
     "EAL's own cores (-l, -c, --lcores) and a --proc-type but primary.\n"
     "Everything it can check is checked before DPDK starts (exit 2).\n"
+    "Ports on Linux interfaces (net_af_packet) need transmit checksum\n"
+    "offload off on the senders: ethtool -K DEV tx off (README).\n"
     "\n"
     "SIGINT, SIGTERM, SIGHUP and SIGQUIT stop it, even during DPDK's\n"
     "start-up (it stops once started): the counters are printed, the ports\n"
@@ -95,6 +109,10 @@ struct run_options {
     const char *ctl_path;
     struct sp_of_channel_config openflow;
     struct sp_dp_config dp;
+    const char *pmd_cpus;
+    long main_cpu; /* -1: not given */
+    unsigned mtu;  /* 0: not given */
+    bool pmds_given;
     double duration;
     unsigned idle_ms;
     bool demo;
@@ -193,12 +211,18 @@ parse_options(int argc, char **argv, struct run_options *o)
         OPT_LOG_LEVEL,
         OPT_OPENFLOW,
         OPT_CONTROLLER,
-        OPT_FAIL_MODE
+        OPT_FAIL_MODE,
+        OPT_PMD_CPUS,
+        OPT_MAIN_CPU,
+        OPT_MTU
     };
     static const struct option options[] = {
         {"port", required_argument, NULL, OPT_PORT},
         {"flows", required_argument, NULL, OPT_FLOWS},
         {"pmd-threads", required_argument, NULL, OPT_PMDS},
+        {"pmd-cpus", required_argument, NULL, OPT_PMD_CPUS},
+        {"main-cpu", required_argument, NULL, OPT_MAIN_CPU},
+        {"mtu", required_argument, NULL, OPT_MTU},
         {"emc-entries", required_argument, NULL, OPT_EMC},
         {"emc-insert-inv-prob", required_argument, NULL, OPT_EMC_PROB},
         {"ctl", required_argument, NULL, OPT_CTL},
@@ -218,6 +242,7 @@ parse_options(int argc, char **argv, struct run_options *o)
     struct sp_err err;
 
     o->dp.n_pmds = 1;
+    o->main_cpu = -1;
     o->dp.emc_entries = SP_DP_DEFAULT_EMC_ENTRIES;
     o->dp.emc_insert_inv_prob = SP_DP_DEFAULT_EMC_INV_PROB;
     o->ctl_path = sp_ctl_default_path();
@@ -254,6 +279,27 @@ parse_options(int argc, char **argv, struct run_options *o)
                 return -1;
             }
             o->dp.n_pmds = (unsigned)v;
+            o->pmds_given = true;
+            break;
+        case OPT_PMD_CPUS:
+            o->pmd_cpus = optarg;
+            break;
+        case OPT_MAIN_CPU:
+            if (sp_cli_parse_uint("--main-cpu", optarg, 65535, &v)) {
+                return -1;
+            }
+            o->main_cpu = (long)v;
+            break;
+        case OPT_MTU:
+            if (sp_cli_parse_uint("--mtu", optarg, SP_IO_MTU_MAX, &v)) {
+                return -1;
+            }
+            if (v < SP_IO_MTU_MIN) {
+                sp_cli_error("--mtu", "%lu is below %d, IPv4's minimum", v,
+                             SP_IO_MTU_MIN);
+                return -1;
+            }
+            o->mtu = (unsigned)v;
             break;
         case OPT_EMC:
             if (sp_cli_parse_uint("--emc-entries", optarg, 1u << 24, &v)) {
@@ -604,6 +650,7 @@ sp_cmd_run(int argc, char **argv)
     struct run_options o;
     struct sp_err err;
     struct sp_io_eal eal;
+    struct sp_io_cpus cpus;
     int rc = SP_EXIT_OK;
     bool operator_memory = false;
     struct sp_dp *dp;
@@ -621,6 +668,12 @@ sp_cmd_run(int argc, char **argv)
                      !o.n_ports ? "no --port given" : "no --flows given");
         return SP_EXIT_USAGE;
     }
+    if (sp_io_cpus_pick(o.pmd_cpus, o.main_cpu, &o.dp.n_pmds, o.pmds_given,
+                        &cpus, &err)) {
+        sp_cli_error("run", "%s", err.msg);
+        return SP_EXIT_USAGE;
+    }
+    sp_io_set_mtu(o.mtu);
     o.dp.n_ports = o.n_ports;
     dpdk_io.headroom = sp_io_headroom();
     o.dp.n_rxq = o.dp.n_pmds;
@@ -656,13 +709,13 @@ sp_cmd_run(int argc, char **argv)
         return SP_EXIT_USAGE;
     }
     live_socket = o.ctl_path;
-    sp_io_eal_args(&eal, o.dp.n_pmds, o.ports, o.n_ports, o.eal_argc,
+    sp_io_eal_args(&eal, o.dp.n_pmds, &cpus, o.ports, o.n_ports, o.eal_argc,
                    o.eal_argv);
-    if (eal.shared_cores) {
+    if (cpus.shared) {
         sp_cli_log(SP_LOG_WARNING,
-                   "%u PMD threads and the main thread share %u cores: "
-                   "expect less than full speed",
-                   o.dp.n_pmds, eal.cpus);
+                   "%u PMD thread(s) and the main thread share CPUs "
+                   "(lcore@CPU: %s): expect less than full speed",
+                   o.dp.n_pmds, eal.cores);
     }
     if (eal.no_huge) {
         sp_cli_log(SP_LOG_INFO,
@@ -686,6 +739,11 @@ sp_cmd_run(int argc, char **argv)
     } else if (sp_io_start_ports(o.dp.n_rxq, o.dp.n_pmds, &err)) {
         sp_cli_error("run", "%s", err.msg);
         rc = SP_EXIT_FAILURE;
+    }
+    for (unsigned p = 1; rc == SP_EXIT_OK && p <= o.n_ports; p++) {
+        for (unsigned q = 0; q < o.dp.n_rxq; q++) {
+            sp_io_numa_check(p, q, sp_dp_queue_pmd(&o.dp, p, q));
+        }
     }
     if (rc == SP_EXIT_OK) {
         rc = serve(dp, &o);

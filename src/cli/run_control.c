@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* simdpath run's control commands, telemetry and counter report. */
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -25,6 +27,23 @@ print_port_stats(struct sp_dp *dp, unsigned port, FILE *out)
                 (unsigned long long)s.drops[r]);
     }
     fputc('\n', out);
+}
+
+/* What the device counted: a line of its own, for the frames that never
+ * reached the datapath's counters (receive) or left them as sent but
+ * did not go out (transmit). */
+static void
+print_nic_stats(unsigned port, FILE *out)
+{
+    struct sp_io_nic_stats s;
+
+    sp_io_nic_stats(port, &s);
+    fprintf(out,
+            "port %u (%s) nic: rx_missed %llu rx_errors %llu rx_nombuf %llu "
+            "tx_errors %llu\n",
+            port, sp_io_port_name(port), (unsigned long long)s.rx_missed,
+            (unsigned long long)s.rx_errors, (unsigned long long)s.rx_nombuf,
+            (unsigned long long)s.tx_errors);
 }
 
 static void
@@ -55,6 +74,7 @@ print_counters(struct sp_dp *dp, const struct sp_dp_config *config, FILE *out)
 {
     for (unsigned p = 1; p <= config->n_ports; p++) {
         print_port_stats(dp, p, out);
+        print_nic_stats(p, out);
     }
     for (unsigned t = 0; t < config->n_pmds; t++) {
         print_pmd_stats(dp, t, out);
@@ -174,7 +194,31 @@ ctl_counters_clear(const char *args, FILE *out, void *ctx, struct sp_err *err)
 {
     (void)args, (void)out, (void)err;
     sp_dp_stats_clear(ctx);
+    for (unsigned p = 1; p <= running_config->n_ports; p++) {
+        sp_io_nic_stats_clear(p);
+    }
     return 0;
+}
+
+static void
+put_xstat(void *out, const char *name, uint64_t value)
+{
+    fprintf(out, "%s %llu\n", name, (unsigned long long)value);
+}
+
+static int
+ctl_port_xstats(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    char *end;
+    unsigned long port = strtoul(args, &end, 10);
+
+    (void)ctx;
+    if (!isdigit((unsigned char)*args) || *end || port < 1 ||
+        port > running_config->n_ports) {
+        return sp_err_set(err, "no port '%s': ports are 1 to %u", args,
+                          running_config->n_ports);
+    }
+    return sp_io_port_xstats((unsigned)port, put_xstat, out, err);
 }
 
 static int
@@ -203,10 +247,12 @@ static const struct sp_ctl_command commands[] = {
     {"flow-dump",
      "flow-dump: every rule, highest priority first, as flow-add takes it",
      false, ctl_flow_dump},
-    {"counters-show", "counters-show: port and PMD counters", false,
+    {"counters-show", "counters-show: port, NIC and PMD counters", false,
      ctl_counters_show},
     {"counters-clear", "counters-clear: zero every counter", false,
      ctl_counters_clear},
+    {"port-xstats", "port-xstats N: port N's driver extended counters", true,
+     ctl_port_xstats},
     {"stop", "stop: stop forwarding and exit", false, ctl_stop},
 };
 
@@ -235,10 +281,16 @@ telemetry_ports(sp_io_telemetry_put *put, void *reply)
 {
     for (unsigned p = 1; p <= running_config->n_ports; p++) {
         struct sp_dp_port_stats s;
+        struct sp_io_nic_stats nic;
 
         sp_dp_port_stats(running_dp, p, &s);
         put_counter(put, reply, "port", p, "rx", s.rx);
         put_counter(put, reply, "port", p, "tx", s.tx);
+        sp_io_nic_stats(p, &nic);
+        put_counter(put, reply, "port", p, "rx_missed", nic.rx_missed);
+        put_counter(put, reply, "port", p, "rx_errors", nic.rx_errors);
+        put_counter(put, reply, "port", p, "rx_nombuf", nic.rx_nombuf);
+        put_counter(put, reply, "port", p, "tx_errors", nic.tx_errors);
         for (unsigned r = 0; r < SP_DP_DROP_COUNT; r++) {
             char field[32];
 

@@ -257,6 +257,13 @@ count_lost(struct pmd *pmd, unsigned port, struct sp_rx_drops *lost)
     *lost = (struct sp_rx_drops){0};
 }
 
+unsigned
+sp_dp_queue_pmd(const struct sp_dp_config *config, unsigned port,
+                unsigned queue)
+{
+    return ((port - 1) * config->n_rxq + queue) % config->n_pmds;
+}
+
 int
 sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
 {
@@ -270,7 +277,8 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
     __atomic_add_fetch(&dp->running_pmds, 1, __ATOMIC_ACQ_REL);
     while (!__atomic_load_n(&dp->stop, __ATOMIC_ACQUIRE)) {
         take_clear(pmd);
-        /* The (port, queue) pairs i with i % n_pmds == index are ours. */
+        /* The (port, queue) pairs i with i % n_pmds == index are ours
+         * (sp_dp_queue_pmd). */
         for (unsigned q = index; q < n_queues; q += dp->config.n_pmds) {
             unsigned port = q / dp->config.n_rxq + 1;
             uint64_t start = io->tsc();

@@ -5,7 +5,11 @@
  * whether the packet pool fits EAL's memory, and the arguments it gives
  * EAL. Nothing here calls DPDK, so all of it is checked first.
  */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include <ctype.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -59,7 +63,7 @@ sp_io_eal_check(int argc, char *const *argv, bool *memory, struct sp_err *err)
     static const char with_value[] = "abcdlLmnrs";
     static const char cores[] = "simdpath gives EAL its cores itself, one "
                                 "per PMD thread and one more "
-                                "(--pmd-threads)";
+                                "(--pmd-threads, --pmd-cpus, --main-cpu)";
 
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *next;
@@ -133,33 +137,179 @@ sp_io_eal_pool_check(unsigned n_ports, unsigned n_rxq, unsigned n_pmds,
                       room);
 }
 
+/* The CPUs of a list such as "0,2-3", in its order, into cpus[*n]. */
+static int
+parse_cpu_list(const char *list, unsigned *cpus, unsigned max, unsigned *n,
+               struct sp_err *err)
+{
+    const char *p = list;
+
+    *n = 0;
+    for (;;) {
+        unsigned long lo, hi;
+        char *end;
+
+        if (!isdigit((unsigned char)*p)) {
+            break;
+        }
+        lo = hi = strtoul(p, &end, 10);
+        if (*end == '-' && isdigit((unsigned char)end[1])) {
+            hi = strtoul(end + 1, &end, 10);
+        }
+        if (hi < lo || hi > UINT16_MAX) {
+            break;
+        }
+        for (unsigned long c = lo; c <= hi; c++) {
+            for (unsigned i = 0; i < *n; i++) {
+                if (cpus[i] == c) {
+                    return sp_err_set(err,
+                                      "--pmd-cpus %s: CPU %lu is given "
+                                      "twice",
+                                      list, c);
+                }
+            }
+            if (*n == max) {
+                return sp_err_set(err, "--pmd-cpus %s: more than %u CPUs",
+                                  list, max);
+            }
+            cpus[(*n)++] = (unsigned)c;
+        }
+        if (*end == ',') {
+            p = end + 1;
+            continue;
+        }
+        if (!*end) {
+            return 0;
+        }
+        p = end;
+        break;
+    }
+    return sp_err_set(err,
+                      "--pmd-cpus '%s': invalid CPU list at column %d "
+                      "(CPU numbers and ranges, as 1,3-4)",
+                      list, (int)(p - list) + 1);
+}
+
+/* "0-1,3": the CPUs of a set, for messages. */
+static void
+format_cpus(const cpu_set_t *set, char *text, size_t size)
+{
+    size_t used = 0;
+
+    text[0] = 0;
+    for (unsigned c = 0; c < CPU_SETSIZE && used < size; c++) {
+        unsigned last = c;
+
+        if (!CPU_ISSET(c, set)) {
+            continue;
+        }
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set)) {
+            last++;
+        }
+        used += (size_t)snprintf(text + used, size - used,
+                                 last > c ? "%s%u-%u" : "%s%u",
+                                 used ? "," : "", c, last);
+        c = last;
+    }
+}
+
+static bool
+in_list(const unsigned *cpus, unsigned n, unsigned cpu)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (cpus[i] == cpu) {
+            return true;
+        }
+    }
+    return false;
+}
+
+int
+sp_io_cpus_pick(const char *list, long main_cpu, unsigned *n_pmds,
+                bool pmds_given, struct sp_io_cpus *cpus, struct sp_err *err)
+{
+    cpu_set_t allowed;
+    unsigned free_cpus[SP_DP_MAX_PMDS], n_free = 0, n = 0;
+    char text[256];
+
+    memset(cpus, 0, sizeof *cpus);
+    if (sched_getaffinity(0, sizeof allowed, &allowed)) {
+        CPU_ZERO(&allowed);
+        CPU_SET(0, &allowed);
+    }
+    format_cpus(&allowed, text, sizeof text);
+    if (main_cpu >= 0 &&
+        (main_cpu >= CPU_SETSIZE || !CPU_ISSET(main_cpu, &allowed))) {
+        return sp_err_set(err,
+                          "--main-cpu %ld: not a CPU this process may run "
+                          "on (%s)",
+                          main_cpu, text);
+    }
+    if (list) {
+        if (parse_cpu_list(list, cpus->pmd, SP_DP_MAX_PMDS, &n, err)) {
+            return -1;
+        }
+        for (unsigned i = 0; i < n; i++) {
+            if (cpus->pmd[i] >= CPU_SETSIZE ||
+                !CPU_ISSET(cpus->pmd[i], &allowed)) {
+                return sp_err_set(err,
+                                  "--pmd-cpus %s: CPU %u is not one this "
+                                  "process may run on (%s)",
+                                  list, cpus->pmd[i], text);
+            }
+        }
+        if (pmds_given && n != *n_pmds) {
+            return sp_err_set(err,
+                              "--pmd-cpus %s: %u CPU(s) for %u PMD "
+                              "threads (--pmd-threads): give one per "
+                              "thread",
+                              list, n, *n_pmds);
+        }
+        *n_pmds = n;
+    }
+    /* Unless told, the main thread takes the lowest CPU no PMD thread
+     * was given, and PMD threads the next ones, one each while there are
+     * enough. */
+    cpus->main = main_cpu >= 0 ? (unsigned)main_cpu : list ? cpus->pmd[0] : 0;
+    for (unsigned c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &allowed) || in_list(cpus->pmd, n, c)) {
+            continue;
+        }
+        if (main_cpu < 0) {
+            cpus->main = c;
+            main_cpu = c;
+        } else if (c != cpus->main && n_free < SP_DP_MAX_PMDS) {
+            free_cpus[n_free++] = c;
+        }
+    }
+    for (unsigned t = n; t < *n_pmds; t++) {
+        cpus->pmd[t] = n_free ? free_cpus[t % n_free] : cpus->main;
+    }
+    for (unsigned t = 0; t < *n_pmds; t++) {
+        cpus->shared |=
+            cpus->pmd[t] == cpus->main || in_list(cpus->pmd, t, cpus->pmd[t]);
+    }
+    return 0;
+}
+
 void
 sp_io_eal_args(struct sp_io_eal *eal, unsigned n_pmds,
-               const char *const *ports, unsigned n_ports, int argc,
-               char *const *argv)
+               const struct sp_io_cpus *cpus, const char *const *ports,
+               unsigned n_ports, int argc, char *const *argv)
 {
     bool pci = false;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t used;
 
-    eal->cpus = online > 0 ? (unsigned)online : 1;
     eal->argc = 0;
     eal->argv[eal->argc++] = "simdpath";
-    /* The main lcore watches and serves control; PMDs get the others,
-     * one core each while there are enough. */
-    eal->shared_cores = n_pmds >= eal->cpus;
-    if (!eal->shared_cores) {
-        snprintf(eal->cores, sizeof eal->cores, "0-%u", n_pmds);
-        eal->argv[eal->argc++] = "-l";
-    } else {
-        size_t used = 0;
-
-        for (unsigned l = 0; l <= n_pmds && used < sizeof eal->cores; l++) {
-            used +=
-                (size_t)snprintf(eal->cores + used, sizeof eal->cores - used,
-                                 "%s%u@%u", l ? "," : "", l, l % eal->cpus);
-        }
-        eal->argv[eal->argc++] = "--lcores";
+    /* Lcore 0, the main one, watches and serves control; lcore t + 1 is
+     * PMD thread t. */
+    used = (size_t)snprintf(eal->cores, sizeof eal->cores, "0@%u", cpus->main);
+    for (unsigned t = 0; t < n_pmds && used < sizeof eal->cores; t++) {
+        used += (size_t)snprintf(eal->cores + used, sizeof eal->cores - used,
+                                 ",%u@%u", t + 1, cpus->pmd[t]);
     }
+    eal->argv[eal->argc++] = "--lcores";
     eal->argv[eal->argc++] = eal->cores;
     eal->argv[eal->argc++] = "--log-level=lib.eal:warning";
     eal->argv[eal->argc++] = "--log-level=lib.telemetry:warning";

@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* DPDK ports, mbufs and lcores behind include/simdpath/io.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -28,16 +37,37 @@
  * one). */
 #define LARGE_BUF_SIZE UINT16_MAX
 #define LARGE_MBUFS    511
-#define SMALL_LEN      RTE_MBUF_DEFAULT_DATAROOM
 #define LARGE_LEN      (LARGE_BUF_SIZE - RTE_PKTMBUF_HEADROOM)
+/* What a frame adds to its MTU: Ethernet header, two VLAN tags, CRC. */
+#define MTU_OVERHEAD \
+    (RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN)
 
 static bool eal_ready;
-static struct rte_mempool *pool, *large_pool;
+/* --mtu (0: the devices' own), and the packet pools' buffers: large
+ * enough for a frame of that MTU, as a device without scatter (such as
+ * net_af_packet) drops a frame that does not fit one buffer. */
+static unsigned mtu;
+static uint16_t buf_size = RTE_MBUF_DEFAULT_BUF_SIZE;
+#define SMALL_LEN (buf_size - RTE_PKTMBUF_HEADROOM)
+/* One packet pool per NUMA socket that has ports, each port's queues
+ * served from its socket's; frames gathered from segments come from one
+ * pool of large buffers. */
+static struct rte_mempool *pools[RTE_MAX_NUMA_NODES], *large_pool;
+static struct rte_mempool *port_pool[RTE_MAX_ETHPORTS]; /* by DPDK id */
 static unsigned n_ports;
 static uint16_t dpdk_id[SP_IO_MAX_PORTS + 1]; /* by simdpath port number */
 static char port_names[SP_IO_MAX_PORTS + 1][RTE_ETH_NAME_MAX_LEN];
 static bool started[SP_IO_MAX_PORTS + 1];
 static unsigned worker_lcores[RTE_MAX_LCORE];
+/* DPDK 22.11's net_af_packet does not read the kernel's count of frames
+ * its receive rings had no room for (PACKET_STATISTICS), which is what
+ * such a port loses when simdpath falls behind; simdpath reads it from
+ * the driver's sockets, found among its own files by the interface they
+ * are bound to. A read clears the kernel's count: it adds up here. */
+static unsigned af_packet_ifindex[SP_IO_MAX_PORTS + 1]; /* 0: not one */
+static unsigned af_packet_framesz[SP_IO_MAX_PORTS + 1]; /* its devarg */
+static uint64_t ring_drops[SP_IO_MAX_PORTS + 1];
+static pthread_mutex_t ring_drops_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned n_workers;
 
 void
@@ -83,6 +113,18 @@ sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
         }
     }
     n_ports = count;
+    for (unsigned p = 1; p <= count; p++) {
+        const char *iface = strstr(ports[p - 1], ",iface=");
+        char name[IF_NAMESIZE];
+
+        if (iface && !strncmp(ports[p - 1], "net_af_packet", 13)) {
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(iface + 7, ","),
+                     iface + 7);
+            af_packet_ifindex[p] = if_nametoindex(name);
+            iface = strstr(ports[p - 1], ",framesz=");
+            af_packet_framesz[p] = iface ? (unsigned)atoi(iface + 9) : 2048;
+        }
+    }
     return 0;
 }
 
@@ -95,10 +137,149 @@ sp_io_cleanup(void)
     }
 }
 
+/* Warnings and notes at start-up, on stdout as run's own. */
+static void __rte_format_printf(1, 2) note(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("simdpath: ", stdout);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+/* RSS over the flows a PMD thread should keep to itself, as far as the
+ * device offers to hash them: without it a NIC delivers every packet to
+ * queue 0 and the other threads idle. */
+static void
+configure_rss(unsigned port, const struct rte_eth_dev_info *info, unsigned rxq,
+              struct rte_eth_conf *conf)
+{
+    static const uint64_t want =
+        RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_NONFRAG_IPV4_TCP |
+        RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_TCP |
+        RTE_ETH_RSS_NONFRAG_IPV6_UDP;
+    uint64_t offered = info->flow_type_rss_offloads & want;
+
+    if (rxq < 2) {
+        return;
+    }
+    if (!offered) {
+        note("port %u (%s) offers no RSS hash over IPv4/IPv6 TCP/UDP: its "
+             "%u receive queues get packets only as the driver spreads "
+             "them itself (net_af_packet: the kernel's fanout hash), if at "
+             "all",
+             port, info->driver_name, rxq);
+        return;
+    }
+    conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+    conf->rx_adv_conf.rss_conf.rss_key = NULL; /* the driver's own key */
+    conf->rx_adv_conf.rss_conf.rss_hf = offered;
+}
+
+/* The NUMA socket of a port's device; a virtual device has none and is
+ * served from the main thread's. */
+static unsigned
+port_socket(unsigned port)
+{
+    int socket = rte_eth_dev_socket_id(dpdk_id[port]);
+
+    return socket >= 0 && socket < RTE_MAX_NUMA_NODES ? (unsigned)socket
+                                                      : rte_socket_id();
+}
+
+void
+sp_io_set_mtu(unsigned n)
+{
+    unsigned need = RTE_PKTMBUF_HEADROOM + n + MTU_OVERHEAD;
+
+    mtu = n;
+    buf_size = need > RTE_MBUF_DEFAULT_BUF_SIZE
+                   ? (uint16_t)RTE_ALIGN_CEIL(need, 1024)
+                   : RTE_MBUF_DEFAULT_BUF_SIZE;
+}
+
+/* An af_packet port's MTU is its interface's. DPDK 22.11's driver
+ * reports frames of at most 1,518 bytes whatever its ring's frame size
+ * (framesz), so ethdev refuses any larger MTU: it is checked against
+ * framesz, and set on the interface, as the driver's own MTU call does. */
+static int
+set_af_packet_mtu(unsigned port, struct sp_err *err)
+{
+    unsigned head = (unsigned)TPACKET2_HDRLEN + TPACKET_ALIGNMENT;
+    unsigned room = af_packet_framesz[port] - head;
+    unsigned framesz = RTE_ALIGN_CEIL(mtu + MTU_OVERHEAD + head, 1024);
+    unsigned blocksz = framesz;
+    struct ifreq ifr;
+    int fd, rc;
+
+    /* The kernel wants blocks of whole pages, the driver frames that
+     * follow one another without a gap: blocks of whole frames. */
+    while (blocksz % 4096) {
+        blocksz += framesz;
+    }
+    if (mtu + MTU_OVERHEAD > room) {
+        return sp_err_set(err,
+                          "port %u (net_af_packet): --mtu %u needs frames "
+                          "of up to %u bytes; its ring's frames hold %u "
+                          "(framesz=%u): give framesz=%u,blocksz=%u",
+                          port, mtu, mtu + MTU_OVERHEAD, room,
+                          af_packet_framesz[port], framesz, blocksz);
+    }
+    memset(&ifr, 0, sizeof ifr);
+    if_indextoname(af_packet_ifindex[port], ifr.ifr_name);
+    ifr.ifr_mtu = (int)mtu;
+    fd = socket(AF_INET, SOCK_DGRAM, 0);
+    rc = fd < 0 ? -1 : ioctl(fd, SIOCSIFMTU, &ifr);
+    if (rc) {
+        sp_err_set(err, "port %u (net_af_packet): cannot set MTU %u on %s: %s",
+                   port, mtu, ifr.ifr_name, strerror(errno));
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    return rc;
+}
+
+/* --mtu on a port, refused as the device's limits require. */
+static int
+set_mtu(unsigned port, const struct rte_eth_dev_info *info, struct sp_err *err)
+{
+    uint32_t frame = mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+    int rc;
+
+    if (af_packet_ifindex[port]) {
+        return set_af_packet_mtu(port, err);
+    }
+    if (mtu < info->min_mtu || mtu > info->max_mtu ||
+        frame > info->max_rx_pktlen) {
+        return sp_err_set(err,
+                          "port %u (%s): --mtu %u needs frames of %u "
+                          "bytes; the device takes an MTU of %u to %u and "
+                          "frames of up to %u bytes (max_rx_pktlen)",
+                          port, info->driver_name, mtu, frame, info->min_mtu,
+                          info->max_mtu, info->max_rx_pktlen);
+    }
+    rc = rte_eth_dev_set_mtu(dpdk_id[port], (uint16_t)mtu);
+    if (rc == -ENOTSUP) {
+        /* net_pcap, net_ring, net_null: no link, nothing to set; they
+         * deliver frames of any length. */
+        return 0;
+    }
+    if (rc) {
+        return sp_err_set(err, "port %u (%s): the device refused MTU %u: %s",
+                          port, info->driver_name, mtu, rte_strerror(-rc));
+    }
+    return 0;
+}
+
 static int
 start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
 {
     uint16_t id = dpdk_id[port];
+    unsigned socket = port_socket(port);
     struct rte_eth_conf conf;
     struct rte_eth_dev_info info;
     int rc;
@@ -116,15 +297,17 @@ start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
                           port, info.driver_name, info.max_rx_queues,
                           info.max_tx_queues, rxq, txq);
     }
+    configure_rss(port, &info, rxq, &conf);
     rc = rte_eth_dev_configure(id, (uint16_t)rxq, (uint16_t)txq, &conf);
+    if (!rc && mtu && set_mtu(port, &info, err)) {
+        return -1;
+    }
     for (unsigned q = 0; !rc && q < rxq; q++) {
-        rc = rte_eth_rx_queue_setup(id, (uint16_t)q, RX_DESC,
-                                    (unsigned)rte_eth_dev_socket_id(id), NULL,
-                                    pool);
+        rc = rte_eth_rx_queue_setup(id, (uint16_t)q, RX_DESC, socket, NULL,
+                                    port_pool[id]);
     }
     for (unsigned q = 0; !rc && q < txq; q++) {
-        rc = rte_eth_tx_queue_setup(id, (uint16_t)q, TX_DESC,
-                                    (unsigned)rte_eth_dev_socket_id(id), NULL);
+        rc = rte_eth_tx_queue_setup(id, (uint16_t)q, TX_DESC, socket, NULL);
     }
     if (!rc) {
         rc = rte_eth_dev_start(id);
@@ -152,8 +335,7 @@ sp_io_pool_bytes(unsigned ports, unsigned rxq, unsigned txq)
 {
     struct rte_mempool_objsz size;
 
-    rte_mempool_calc_obj_size(
-        sizeof(struct rte_mbuf) + RTE_MBUF_DEFAULT_BUF_SIZE, 0, &size);
+    rte_mempool_calc_obj_size(sizeof(struct rte_mbuf) + buf_size, 0, &size);
     return (uint64_t)pool_mbufs(ports, rxq, txq) * size.total_size;
 }
 
@@ -163,12 +345,40 @@ sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
     if (n_ports == 0) {
         return sp_err_set(err, "no ports: give at least one --port");
     }
-    pool = rte_pktmbuf_pool_create("sp_pool", pool_mbufs(n_ports, rxq, txq),
-                                   POOL_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-                                   (int)rte_socket_id());
-    if (!pool) {
-        return sp_err_set(err, "cannot create the packet pool: %s",
-                          rte_strerror(rte_errno));
+    /* net_af_packet copies a ring frame into one buffer, and refuses a
+     * queue whose buffers cannot hold its frame size. */
+    for (unsigned port = 1; port <= n_ports; port++) {
+        unsigned need = af_packet_framesz[port] + RTE_PKTMBUF_HEADROOM;
+
+        if (af_packet_ifindex[port] && need > buf_size) {
+            buf_size = (uint16_t)RTE_ALIGN_CEIL(need, 1024);
+        }
+    }
+    for (unsigned socket = 0; socket < RTE_MAX_NUMA_NODES; socket++) {
+        unsigned ports = 0;
+        char name[RTE_MEMPOOL_NAMESIZE];
+
+        for (unsigned port = 1; port <= n_ports; port++) {
+            ports += port_socket(port) == socket;
+        }
+        if (!ports) {
+            continue;
+        }
+        snprintf(name, sizeof name, "sp_pool%u", socket);
+        pools[socket] =
+            rte_pktmbuf_pool_create(name, pool_mbufs(ports, rxq, txq),
+                                    POOL_CACHE, 0, buf_size, (int)socket);
+        if (!pools[socket]) {
+            return sp_err_set(err,
+                              "cannot create the packet pool of NUMA socket "
+                              "%u: %s",
+                              socket, rte_strerror(rte_errno));
+        }
+        for (unsigned port = 1; port <= n_ports; port++) {
+            if (port_socket(port) == socket) {
+                port_pool[dpdk_id[port]] = pools[socket];
+            }
+        }
     }
     large_pool = rte_pktmbuf_pool_create("sp_large_pool", LARGE_MBUFS, 0, 0,
                                          LARGE_BUF_SIZE, (int)rte_socket_id());
@@ -185,6 +395,21 @@ sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
         }
     }
     return 0;
+}
+
+void
+sp_io_numa_check(unsigned port, unsigned queue, unsigned pmd)
+{
+    unsigned lcore = worker_lcores[pmd];
+    unsigned socket = rte_lcore_to_socket_id(lcore);
+
+    if (socket != port_socket(port)) {
+        note("warning: PMD thread %u (CPU %d, NUMA socket %u) polls queue "
+             "%u of port %u (%s), which is on socket %u: its packets cross "
+             "sockets; give it a CPU of socket %u (--pmd-cpus)",
+             pmd, rte_lcore_to_cpu_id((int)lcore), socket, queue, port,
+             port_names[port], port_socket(port), port_socket(port));
+    }
 }
 
 void
@@ -217,6 +442,109 @@ sp_io_port_mac(unsigned port, uint8_t mac[6])
     }
 }
 
+/* Adds what the kernel dropped on af_packet ports' rings since the last
+ * call to ring_drops; called with ring_drops_lock held. */
+static void
+collect_ring_drops(void)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    struct dirent *e;
+
+    while (dir && (e = readdir(dir))) {
+        int fd = atoi(e->d_name), domain;
+        socklen_t len = sizeof domain;
+        struct sockaddr_ll addr;
+        struct tpacket_stats st;
+
+        if (fd == dirfd(dir) ||
+            getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) ||
+            domain != AF_PACKET) {
+            continue;
+        }
+        len = sizeof addr;
+        if (getsockname(fd, (struct sockaddr *)&addr, &len)) {
+            continue;
+        }
+        for (unsigned p = 1; p <= n_ports; p++) {
+            len = sizeof st;
+            if (af_packet_ifindex[p] &&
+                af_packet_ifindex[p] == (unsigned)addr.sll_ifindex &&
+                !getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len)) {
+                ring_drops[p] += st.tp_drops;
+            }
+        }
+    }
+    if (dir) {
+        closedir(dir);
+    }
+}
+
+void
+sp_io_nic_stats(unsigned port, struct sp_io_nic_stats *s)
+{
+    struct rte_eth_stats st;
+
+    memset(s, 0, sizeof *s);
+    if (port >= 1 && port <= n_ports && started[port] &&
+        !rte_eth_stats_get(dpdk_id[port], &st)) {
+        s->rx_missed = st.imissed;
+        s->rx_errors = st.ierrors;
+        s->rx_nombuf = st.rx_nombuf;
+        s->tx_errors = st.oerrors;
+    }
+    if (port >= 1 && port <= n_ports && af_packet_ifindex[port]) {
+        pthread_mutex_lock(&ring_drops_lock);
+        collect_ring_drops();
+        s->rx_missed += ring_drops[port];
+        pthread_mutex_unlock(&ring_drops_lock);
+    }
+}
+
+int
+sp_io_port_xstats(unsigned port,
+                  void (*put)(void *ctx, const char *name, uint64_t v),
+                  void *ctx, struct sp_err *err)
+{
+    struct rte_eth_xstat_name *names = NULL;
+    struct rte_eth_xstat *values = NULL;
+    int n = -1;
+
+    if (port >= 1 && port <= n_ports && started[port]) {
+        n = rte_eth_xstats_get_names(dpdk_id[port], NULL, 0);
+    }
+    if (n > 0) {
+        names = calloc((size_t)n, sizeof *names);
+        values = calloc((size_t)n, sizeof *values);
+    }
+    if (!names || !values ||
+        rte_eth_xstats_get_names(dpdk_id[port], names, (unsigned)n) != n ||
+        rte_eth_xstats_get(dpdk_id[port], values, (unsigned)n) != n) {
+        free(names);
+        free(values);
+        return sp_err_set(err, "port %u (%s) gives no extended counters", port,
+                          sp_io_port_name(port));
+    }
+    for (int i = 0; i < n; i++) {
+        put(ctx, names[values[i].id].name, values[i].value);
+    }
+    free(names);
+    free(values);
+    return 0;
+}
+
+void
+sp_io_nic_stats_clear(unsigned port)
+{
+    if (port >= 1 && port <= n_ports && started[port]) {
+        rte_eth_stats_reset(dpdk_id[port]);
+        rte_eth_xstats_reset(dpdk_id[port]);
+        pthread_mutex_lock(&ring_drops_lock);
+        collect_ring_drops();
+        ring_drops[port] = 0;
+        pthread_mutex_unlock(&ring_drops_lock);
+    }
+}
+
 /* A one-segment mbuf for a frame of len bytes after the usual headroom,
  * the bytes still to be written, or NULL. */
 static struct rte_mbuf *
@@ -227,7 +555,8 @@ alloc_frame(uint32_t len, uint16_t port)
     if (len > LARGE_LEN) {
         return NULL;
     }
-    m = rte_pktmbuf_alloc(len <= SMALL_LEN ? pool : large_pool);
+    m = rte_pktmbuf_alloc(len <= (uint32_t)SMALL_LEN ? port_pool[port]
+                                                     : large_pool);
     if (m) {
         m->data_len = (uint16_t)len;
         m->pkt_len = len;
@@ -361,8 +690,12 @@ sp_io_headroom(void)
 unsigned
 sp_io_mbufs_in_use(void)
 {
-    return (pool ? rte_mempool_in_use_count(pool) : 0) +
-           (large_pool ? rte_mempool_in_use_count(large_pool) : 0);
+    unsigned n = large_pool ? rte_mempool_in_use_count(large_pool) : 0;
+
+    for (unsigned socket = 0; socket < RTE_MAX_NUMA_NODES; socket++) {
+        n += pools[socket] ? rte_mempool_in_use_count(pools[socket]) : 0;
+    }
+    return n;
 }
 
 unsigned

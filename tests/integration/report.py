@@ -17,7 +17,9 @@ def check(cond, what):
 
 
 def counters(text):
-    """Port counters from the report: {port: {rx, tx, copies, drops}}."""
+    """Port counters from the report: {port: {rx, tx, copies, drops,
+    nic}}, nic the device's own: {rx_missed, rx_errors, rx_nombuf,
+    tx_errors}."""
     ports = {}
     for m in re.finditer(r"^port (\d+) \([^)]*\): rx (\d+) tx (\d+) "
                          r"copies (\d+) dropped(.*)$", text, re.M):
@@ -26,7 +28,13 @@ def counters(text):
         ports[int(m.group(1))] = {"rx": int(m.group(2)),
                                   "tx": int(m.group(3)),
                                   "copies": int(m.group(4)),
-                                  "drops": drops}
+                                  "drops": drops, "nic": {}}
+    for m in re.finditer(r"^port (\d+) \([^)]*\) nic:((?: \w+ \d+)*)$",
+                         text, re.M):
+        if int(m.group(1)) in ports:
+            ports[int(m.group(1))]["nic"] = dict(
+                (k, int(v)) for k, v in re.findall(r" (\w+) (\d+)",
+                                                  m.group(2)))
     return ports
 
 
@@ -34,8 +42,24 @@ def no_leak(text):
     return "mbufs in use after the ports closed: 0\n" in text
 
 
+def offered(port):
+    """The frames that came to a port's device: those simdpath received
+    and those the device lost before it could (its own counters)."""
+    nic = port["nic"]
+    return (port["rx"] + nic.get("rx_missed", 0) + nic.get("rx_errors", 0)
+            + nic.get("rx_nombuf", 0))
+
+
+def sent(port):
+    """The frames a port's device sent: simdpath's tx less those the
+    device took and failed to send."""
+    return port["tx"] - port["nic"].get("tx_errors", 0)
+
+
 def conserved(ports):
-    """Every packet received or copied was sent or dropped for a reason."""
+    """Every packet received or copied was sent or dropped for a reason.
+    What the devices lost before receiving or after taking a frame is
+    outside this sum: offered() and sent() account for it."""
     rx = sum(p["rx"] + p["copies"] for p in ports.values())
     out = sum(p["tx"] + sum(p["drops"].values()) for p in ports.values())
     return rx == out and rx > 0

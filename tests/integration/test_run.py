@@ -84,6 +84,9 @@ def test_demo():
     check(rc == 0, "demo exits 0 (rc %d): %s" % (rc, err[-500:]))
     ports = counters(out)
     check(set(ports) == {1, 2}, "demo reports ports 1 and 2: " + out)
+    check(all(set(p["nic"]) == {"rx_missed", "rx_errors", "rx_nombuf",
+                                "tx_errors"} for p in ports.values()),
+          "demo reports the NIC counters: " + out)
     check(conserved(ports), "demo counters conserve: %s" % ports)
     check(no_leak(out), "demo leaks no mbuf: " + out[-300:])
     check("kernels: mfex=" in out, "demo prints the kernels in use")
@@ -370,6 +373,20 @@ def test_errors():
           "--flows", one_port], 2, "missing.pcap: No such file"),
         (["run", "--port", "net_bogus0", "--flows", one_port], 1,
          "DPDK EAL initialisation failed"),
+        (["run", "--port", port, "--flows", one_port, "--pmd-cpus", "0,0"],
+         2, "--pmd-cpus 0,0: CPU 0 is given twice"),
+        (["run", "--port", port, "--flows", one_port, "--pmd-cpus",
+          "0-1,x"], 2, "--pmd-cpus '0-1,x': invalid CPU list at column 5"),
+        (["run", "--port", port, "--flows", one_port, "--pmd-cpus", "4095"],
+         2, "--pmd-cpus 4095: CPU 4095 is not one this process may run on"),
+        (["run", "--port", port, "--flows", one_port, "--pmd-threads", "2",
+          "--pmd-cpus", "0"], 2, "1 CPU(s) for 2 PMD threads"),
+        (["run", "--port", port, "--flows", one_port, "--main-cpu", "4095"],
+         2, "--main-cpu 4095: not a CPU this process may run on"),
+        (["run", "--port", port, "--flows", one_port, "--mtu", "9001"], 2,
+         "--mtu: invalid value '9001'; expected a number from 0 to 9000"),
+        (["run", "--port", port, "--flows", one_port, "--mtu", "67"], 2,
+         "--mtu: 67 is below 68"),
     ]
     for args, code, needle in cases:
         rc, out, err = run(args)
@@ -397,6 +414,99 @@ def test_two_pmds():
     for pmd in (0, 1):
         m = re.search(r"^pmd %d: packets (\d+)" % pmd, out, re.M)
         check(m and int(m.group(1)) > 0, "PMD %d forwarded packets" % pmd)
+
+
+def jumbo_frame(size, seed):
+    """An Ethernet/IPv4/UDP frame of 'size' bytes, payload from seed."""
+    payload = bytes((seed + i) & 0xff for i in range(size - 42))
+    udp = struct.pack("!HHHH", 1000 + seed, 2000, 8 + len(payload), 0)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 28 + len(payload), seed, 0,
+                     64, 17, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    return (b"\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01\x08\x00"
+            + ip + udp + payload)
+
+
+def test_jumbo_pcap():
+    """Frames of up to 9,000 bytes through net_pcap: with --mtu 9000 each
+    fits one buffer, without it the device delivers them in segments,
+    which rx gathers; either way every frame leaves whole, in order."""
+    d = os.path.join(WORK, "jumbo")
+    os.makedirs(d, exist_ok=True)
+    frames = [jumbo_frame(size, i) for i, size in
+              enumerate([9000, 64, 1514, 2049, 4096, 9000, 8999, 9000])]
+    pcap = os.path.join(d, "in.pcap")
+    model.write_pcap(pcap, frames)
+    flows = os.path.join(d, "flows.txt")
+    with open(flows, "w") as f:
+        f.write("in_port=1,actions=output:2\n")
+    for tag, extra in (("mtu", ["--mtu", "9000"]), ("segments", [])):
+        out_pcap = os.path.join(d, tag + ".pcap")
+        rc, out, err = run(["run", "--port", pcap_port(0, rx=pcap),
+                            "--port", pcap_port(1, tx=out_pcap),
+                            "--flows", flows, "--exit-when-idle", "300"]
+                           + extra)
+        check(rc == 0, "jumbo (%s) exits 0: %s" % (tag, err[-300:]))
+        got = model.read_pcap(out_pcap) if os.path.exists(out_pcap) else []
+        check(got == frames, "jumbo (%s): %d frames out, want the %d "
+              "in, byte for byte" % (tag, len(got), len(frames)))
+        check(conserved(counters(out)), "jumbo (%s) conserves" % tag)
+        check(no_leak(out), "jumbo (%s) leaks no mbuf" % tag)
+
+
+def thread_cpus(pid):
+    """{thread name: [allowed CPU sets]} of a process's threads."""
+    threads = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                name = f.read().strip()
+            cpus = os.sched_getaffinity(int(tid))
+        except OSError:
+            continue
+        threads.setdefault(name if tid != str(pid) else "main",
+                           []).append(cpus)
+    return threads
+
+
+def test_pinning():
+    """--pmd-cpus and --main-cpu pin the PMD threads and the main thread:
+    each runs on its CPU alone (the reverse of the default order when
+    there are two CPUs)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    pmd_cpu, main_cpu = cpus[0], cpus[-1]
+    d = os.path.join(WORK, "pinning")
+    os.makedirs(d, exist_ok=True)
+    flows = os.path.join(d, "flows.txt")
+    with open(flows, "w") as f:
+        f.write("in_port=1,actions=output:2\n")
+    e = dict(os.environ, SIMDPATH_CTL=os.path.join(d, "ctl.sock"))
+    e.pop("SIMDPATH_IMPL", None)
+    proc = subprocess.Popen(
+        CMD + ["run", "--port", "net_null0", "--port", "net_null1,no-rx=1",
+               "--flows", flows, "--pmd-cpus", str(pmd_cpu), "--main-cpu",
+               str(main_cpu), "--duration", "60"],
+        cwd=WORK, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    threads = {}
+    try:
+        for _ in range(300):
+            if run(["ctl", "counters-show"], env=e, timeout=30)[0] == 0:
+                break
+            time.sleep(0.1)
+        threads = thread_cpus(proc.pid)
+        run(["ctl", "stop"], env=e, timeout=30)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    check(proc.returncode == 0, "pinned run exits 0: " + err[-500:])
+    check(threads.get("rte-worker-1") == [{pmd_cpu}],
+          "the PMD thread runs on CPU %d alone: %s" % (pmd_cpu, threads))
+    check(threads.get("main") == [{main_cpu}],
+          "the main thread runs on CPU %d alone: %s" % (main_cpu, threads))
+    check(re.search(r"^pmd 0: packets [1-9]", out, re.M),
+          "the pinned PMD forwarded: " + out[-500:])
 
 
 def telemetry(path, command):
@@ -438,12 +548,17 @@ def test_telemetry():
     proc.communicate(timeout=60)
     check(ports and ports.get("port1_rx", 0) > 0 and "port2_tx" in ports,
           "telemetry /simdpath/ports: %s" % ports)
+    check(ports and all("port%d_%s" % (p, k) in ports for p in (1, 2)
+                        for k in ("rx_missed", "rx_errors", "rx_nombuf",
+                                  "tx_errors")),
+          "telemetry has the NIC counters: %s" % ports)
     check(pmds and pmds.get("pmd0_packets", 0) > 0,
           "telemetry /simdpath/pmds: %s" % pmds)
 
 
 def main():
     tests = [test_demo, test_errors, test_multiport_ring, test_two_pmds,
+             test_pinning, test_jumbo_pcap,
              test_telemetry,
              test_control_under_traffic, test_every_impl_on_corpus,
              test_cross_arch]
