@@ -822,6 +822,59 @@ test_flow_dump_round_trip(void **state)
     sp_dp_destroy(again);
 }
 
+/* The profile of a PMD: its stages add up to its busy cycles exactly,
+ * it counts what that PMD processed and nothing while off, and a clear of
+ * the profile leaves the other counters alone. */
+static void
+test_profile(void **state)
+{
+    (void)state;
+    struct sp_dp_pmd_perf perf, other;
+    struct sp_dp_pmd_stats stats;
+    uint64_t stages = 0;
+    struct sp_dp *dp;
+
+    for (int on = 0; on < 2; on++) {
+        sim_reset();
+        make_traffic(2000);
+        dp = make_dp(forwarding_rules, 2);
+        sp_dp_perf_enable(dp, on);
+        assert_int_equal(sp_dp_perf_enabled(dp), on);
+        run_to_end(dp);
+        sp_dp_pmd_perf(dp, 0, &perf);
+        sp_dp_pmd_stats(dp, 0, &stats);
+        assert_int_equal(stats.packets, 2000);
+        if (!on) {
+            assert_int_equal(perf.packets + perf.busy_cycles, 0);
+            sp_dp_destroy(dp);
+            continue;
+        }
+        assert_int_equal(perf.packets, stats.packets);
+        assert_int_equal(perf.batches, stats.batches);
+        assert_int_equal(perf.busy_cycles, stats.busy_cycles);
+        for (unsigned s = 0; s < SP_DP_STAGE_COUNT; s++) {
+            /* Every stage of every burst reads the clock once. */
+            assert_true(perf.stage_cycles[s] >= perf.batches);
+            stages += perf.stage_cycles[s];
+        }
+        assert_int_equal(stages, perf.busy_cycles);
+        sp_dp_pmd_perf(dp, 1, &other);
+        assert_int_equal(other.packets + other.busy_cycles + other.batches, 0);
+        sp_dp_perf_clear(dp);
+        sp_dp_pmd_perf(dp, 0, &perf);
+        sp_dp_pmd_stats(dp, 0, &stats);
+        assert_int_equal(perf.packets + perf.busy_cycles + perf.idle_cycles,
+                         0);
+        for (unsigned s = 0; s < SP_DP_STAGE_COUNT; s++) {
+            assert_int_equal(perf.stage_cycles[s], 0);
+        }
+        assert_int_equal(stats.packets, 2000);
+        sp_dp_destroy(dp);
+    }
+    assert_int_equal(sim.live_buffers, 0);
+    sim_reset();
+}
+
 int
 main(void)
 {
@@ -837,6 +890,7 @@ main(void)
         cmocka_unit_test(test_drop_names),
         cmocka_unit_test(test_flow_dump_order),
         cmocka_unit_test(test_flow_dump_round_trip),
+        cmocka_unit_test(test_profile),
     };
 
     return cmocka_run_group_tests_name("datapath", tests, NULL, NULL);

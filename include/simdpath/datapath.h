@@ -54,6 +54,7 @@ struct sp_dp_config {
     unsigned n_rxq;               /* receive queues per port */
     uint32_t emc_entries;         /* per PMD; 0 disables the EMC */
     uint32_t emc_insert_inv_prob; /* insert one miss in N */
+    bool profile;                 /* the per-stage profile from the start */
 };
 
 #define SP_DP_DEFAULT_EMC_ENTRIES  8192
@@ -94,6 +95,32 @@ struct sp_dp_pmd_stats {
     uint64_t emc_hits, classifier_hits, misses;
     uint64_t parse_errors; /* packets whose parse stopped early */
     uint64_t busy_cycles, idle_cycles;
+};
+
+/* The stages of a burst the profile times, in pipeline order. */
+enum sp_dp_stage {
+    SP_DP_STAGE_RX,         /* the receive call that brought the burst */
+    SP_DP_STAGE_PARSE,      /* miniflow extract, parse error count */
+    SP_DP_STAGE_EMC,        /* hash and EMC lookup */
+    SP_DP_STAGE_CLASSIFIER, /* classifier for the EMC misses, insertion */
+    SP_DP_STAGE_ACTIONS,    /* grouping, actions, counters, no-match drops */
+    SP_DP_STAGE_TX,         /* sending every port's batch */
+    SP_DP_STAGE_COUNT
+};
+
+/* "receive", "parse", ...: the name of a stage. */
+const char *sp_dp_stage_name(unsigned stage);
+
+/*
+ * The per-stage profile of one PMD, over the bursts it processed while the
+ * profile was on: the stages' cycles add up to busy_cycles exactly (each
+ * stage ends where the next starts). idle_cycles are those of receive
+ * calls that brought nothing, while on.
+ */
+struct sp_dp_pmd_perf {
+    uint64_t packets, batches;
+    uint64_t busy_cycles, idle_cycles;
+    uint64_t stage_cycles[SP_DP_STAGE_COUNT];
 };
 
 struct sp_dp;
@@ -139,6 +166,16 @@ void sp_dp_port_stats(struct sp_dp *dp, unsigned port,
                       struct sp_dp_port_stats *out);
 void sp_dp_pmd_stats(struct sp_dp *dp, unsigned pmd,
                      struct sp_dp_pmd_stats *out);
+/* Zeroes every counter, the profile's too. */
 void sp_dp_stats_clear(struct sp_dp *dp);
+
+/* Turns the profile on or off, taking effect at every PMD's next poll;
+ * off, a burst costs two TSC reads (busy and idle cycles), on, seven. */
+void sp_dp_perf_enable(struct sp_dp *dp, bool on);
+bool sp_dp_perf_enabled(struct sp_dp *dp);
+void sp_dp_pmd_perf(struct sp_dp *dp, unsigned pmd,
+                    struct sp_dp_pmd_perf *out);
+/* Zeroes the profile only. */
+void sp_dp_perf_clear(struct sp_dp *dp);
 
 #endif /* SP_DATAPATH_H */

@@ -58,6 +58,9 @@ static const char run_usage[] =
     "                         8192; 0 disables the cache)\n"
     "  --emc-insert-inv-prob N\n"
     "                         insert one cache miss in N (default 100)\n"
+    "  --pmd-perf             profile every burst from the start: cycles\n"
+    "                         per packet by stage (ctl pmd-perf-show; off\n"
+    "                         by default, ctl pmd-perf-enable on)\n"
     "  --ctl PATH             control socket (default $SIMDPATH_CTL,\n"
     "                         else $XDG_RUNTIME_DIR/simdpath.ctl, else for\n"
     "                         root /run/simdpath/simdpath.ctl); refused if\n"
@@ -214,7 +217,8 @@ parse_options(int argc, char **argv, struct run_options *o)
         OPT_FAIL_MODE,
         OPT_PMD_CPUS,
         OPT_MAIN_CPU,
-        OPT_MTU
+        OPT_MTU,
+        OPT_PERF
     };
     static const struct option options[] = {
         {"port", required_argument, NULL, OPT_PORT},
@@ -233,6 +237,7 @@ parse_options(int argc, char **argv, struct run_options *o)
         {"openflow", required_argument, NULL, OPT_OPENFLOW},
         {"controller", required_argument, NULL, OPT_CONTROLLER},
         {"fail-mode", required_argument, NULL, OPT_FAIL_MODE},
+        {"pmd-perf", no_argument, NULL, OPT_PERF},
         {"help", no_argument, NULL, 'h'},
         SP_CLI_COMMON_OPTIONS,
         {NULL, 0, NULL, 0},
@@ -350,6 +355,9 @@ parse_options(int argc, char **argv, struct run_options *o)
                 sp_cli_error("run", "%s", err.msg);
                 return -1;
             }
+            break;
+        case OPT_PERF:
+            o->dp.profile = true;
             break;
         case 'h':
             fputs(run_usage, stdout);

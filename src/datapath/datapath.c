@@ -70,6 +70,14 @@ struct pmd {
     uint64_t clear_seen;
     struct sp_dp_pmd_stats stats_base;
     struct port_counters ports_base[SP_DP_MAX_PORTS + 1];
+    /* The profile: whether this poll times stages (read once per poll),
+     * the TSC where the current stage began, the counters and their
+     * baseline as above. */
+    bool profiling;
+    uint64_t stamp;
+    struct sp_dp_pmd_perf perf;
+    uint64_t perf_clear_seen;
+    struct sp_dp_pmd_perf perf_base;
 };
 
 struct sp_dp {
@@ -81,8 +89,10 @@ struct sp_dp {
     pthread_mutex_t del_lock;
     struct pmd *pmds[SP_DP_MAX_PMDS];
     bool stop;          /* atomic: set by sp_dp_stop, read by every PMD loop */
-    uint64_t clear_gen; /* bumped by sp_dp_stats_clear() */
-    unsigned running_pmds; /* PMD loops running now */
+    uint64_t clear_gen;      /* bumped by sp_dp_stats_clear() */
+    uint64_t perf_clear_gen; /* and by sp_dp_perf_clear() */
+    bool profile;            /* sp_dp_perf_enable() */
+    unsigned running_pmds;   /* PMD loops running now */
 };
 
 /* Short names for reports and telemetry, by reason. */
@@ -96,6 +106,18 @@ const char *
 sp_dp_drop_name(unsigned reason)
 {
     return reason < SP_DP_DROP_COUNT ? drop_names[reason] : "?";
+}
+
+static const char *const stage_names[SP_DP_STAGE_COUNT] = {
+    [SP_DP_STAGE_RX] = "receive",      [SP_DP_STAGE_PARSE] = "parse",
+    [SP_DP_STAGE_EMC] = "hash_emc",    [SP_DP_STAGE_CLASSIFIER] = "classifier",
+    [SP_DP_STAGE_ACTIONS] = "actions", [SP_DP_STAGE_TX] = "transmit",
+};
+
+const char *
+sp_dp_stage_name(unsigned stage)
+{
+    return stage < SP_DP_STAGE_COUNT ? stage_names[stage] : "?";
 }
 
 /* ---- the PMD loop ---- */
@@ -122,6 +144,25 @@ take_clear(struct pmd *pmd)
         copy_counters((uint64_t *)pmd->ports_base,
                       (const uint64_t *)pmd->ports, N_WORDS(pmd->ports));
         pmd->clear_seen = gen;
+    }
+    gen = __atomic_load_n(&pmd->dp->perf_clear_gen, __ATOMIC_ACQUIRE);
+    if (gen != pmd->perf_clear_seen) {
+        copy_counters((uint64_t *)&pmd->perf_base,
+                      (const uint64_t *)&pmd->perf, N_WORDS(pmd->perf));
+        pmd->perf_clear_seen = gen;
+    }
+}
+
+/* Ends the current stage of a profiled burst: its cycles are those since
+ * the previous stage ended, so the stages add up to the burst's. */
+static inline void
+stage_end(struct pmd *pmd, enum sp_dp_stage stage)
+{
+    if (pmd->profiling) {
+        uint64_t now = pmd->dp->io->tsc();
+
+        bump(&pmd->perf.stage_cycles[stage], now - pmd->stamp);
+        pmd->stamp = now;
     }
 }
 
@@ -194,8 +235,9 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     struct sp_flow_key keys[SP_BATCH_MAX];
     uint32_t hashes[SP_BATCH_MAX];
     const struct sp_rule *rules[SP_BATCH_MAX];
-    uint32_t found, unmatched, emc_hits = 0, pending;
+    uint32_t found, unmatched, emc_hits, pending;
     uint32_t parse_errors = 0;
+    uint64_t gen;
 
     for (uint32_t i = 0; i < n; i++) {
         ptrs[i] = &pkts[i];
@@ -204,8 +246,13 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         parse_errors += pkts[i].status != SP_MFEX_OK;
     }
-    found = sp_emc_cls_lookup(&pmd->emc, pmd->dp->cls, keys, n, hashes, rules,
-                              &pmd->rng, &emc_hits);
+    stage_end(pmd, SP_DP_STAGE_PARSE);
+    emc_hits =
+        sp_emc_lookup(&pmd->emc, pmd->dp->cls, keys, n, hashes, rules, &gen);
+    stage_end(pmd, SP_DP_STAGE_EMC);
+    found = emc_hits | sp_emc_cls_misses(&pmd->emc, pmd->dp->cls, gen, keys, n,
+                                         emc_hits, hashes, rules, &pmd->rng);
+    stage_end(pmd, SP_DP_STAGE_CLASSIFIER);
     bump(&pmd->stats.packets, n);
     bump(&pmd->stats.batches, 1);
     bump(&pmd->stats.parse_errors, parse_errors);
@@ -238,11 +285,13 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
         }
         sp_actions_execute(rule->actions, group, count, &pmd->actions);
     }
+    stage_end(pmd, SP_DP_STAGE_ACTIONS);
     for (uint32_t port = 1; port <= pmd->dp->config.n_ports; port++) {
         flush_port(pmd, port);
     }
     collect_action_drops(pmd);
     pmd->n_copies = 0;
+    stage_end(pmd, SP_DP_STAGE_TX);
 }
 
 /* Frames rx received but could not deliver: received and dropped. */
@@ -277,6 +326,7 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
     __atomic_add_fetch(&dp->running_pmds, 1, __ATOMIC_ACQ_REL);
     while (!__atomic_load_n(&dp->stop, __ATOMIC_ACQUIRE)) {
         take_clear(pmd);
+        pmd->profiling = __atomic_load_n(&dp->profile, __ATOMIC_RELAXED);
         /* The (port, queue) pairs i with i % n_pmds == index are ours
          * (sp_dp_queue_pmd). */
         for (unsigned q = index; q < n_queues; q += dp->config.n_pmds) {
@@ -285,16 +335,34 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
             uint32_t n =
                 io->rx(port, q % dp->config.n_rxq, pkts, SP_BATCH_MAX, &lost);
 
+            if (n) {
+                pmd->stamp = start;
+                stage_end(pmd, SP_DP_STAGE_RX);
+            }
             if (lost.too_long | lost.no_buffer) {
                 count_lost(pmd, port, &lost);
             }
             if (n) {
+                uint64_t end;
+
                 pmd->in_port = port;
                 bump(&pmd->ports[port].rx, n);
                 process_burst(pmd, pkts, n);
-                bump(&pmd->stats.busy_cycles, io->tsc() - start);
+                /* Profiled, the burst ends where its last stage did. */
+                end = pmd->profiling ? pmd->stamp : io->tsc();
+                bump(&pmd->stats.busy_cycles, end - start);
+                if (pmd->profiling) {
+                    bump(&pmd->perf.busy_cycles, end - start);
+                    bump(&pmd->perf.packets, n);
+                    bump(&pmd->perf.batches, 1);
+                }
             } else {
-                bump(&pmd->stats.idle_cycles, io->tsc() - start);
+                uint64_t idle = io->tsc() - start;
+
+                bump(&pmd->stats.idle_cycles, idle);
+                if (pmd->profiling) {
+                    bump(&pmd->perf.idle_cycles, idle);
+                }
             }
         }
         rcu_quiescent_state();
@@ -381,6 +449,7 @@ sp_dp_create(const struct sp_dp_config *config, const struct sp_io_ops *io,
     }
     dp->config = *config;
     dp->io = io;
+    dp->profile = config->profile;
     pthread_mutex_init(&dp->del_lock, NULL);
     dp->cls = sp_cls_create(free_actions);
     if (!dp->cls) {
@@ -610,6 +679,31 @@ void
 sp_dp_stats_clear(struct sp_dp *dp)
 {
     __atomic_add_fetch(&dp->clear_gen, 1, __ATOMIC_ACQ_REL);
+    __atomic_add_fetch(&dp->perf_clear_gen, 1, __ATOMIC_ACQ_REL);
+    if (!__atomic_load_n(&dp->running_pmds, __ATOMIC_ACQUIRE)) {
+        for (unsigned i = 0; i < dp->config.n_pmds; i++) {
+            take_clear(dp->pmds[i]);
+        }
+    }
+}
+
+void
+sp_dp_perf_enable(struct sp_dp *dp, bool on)
+{
+    __atomic_store_n(&dp->profile, on, __ATOMIC_RELAXED);
+}
+
+bool
+sp_dp_perf_enabled(struct sp_dp *dp)
+{
+    return __atomic_load_n(&dp->profile, __ATOMIC_RELAXED);
+}
+
+/* As sp_dp_stats_clear, for the profile only. */
+void
+sp_dp_perf_clear(struct sp_dp *dp)
+{
+    __atomic_add_fetch(&dp->perf_clear_gen, 1, __ATOMIC_ACQ_REL);
     if (!__atomic_load_n(&dp->running_pmds, __ATOMIC_ACQUIRE)) {
         for (unsigned i = 0; i < dp->config.n_pmds; i++) {
             take_clear(dp->pmds[i]);
@@ -637,19 +731,33 @@ sp_dp_port_stats(struct sp_dp *dp, unsigned port, struct sp_dp_port_stats *out)
     }
 }
 
+/* Reads n counters of a PMD against their baseline. */
+static void
+read_counters(uint64_t *out, const uint64_t *c, const uint64_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        out[i] = peek(&c[i]) - peek(&b[i]);
+    }
+}
+
 void
 sp_dp_pmd_stats(struct sp_dp *dp, unsigned index, struct sp_dp_pmd_stats *out)
 {
-    uint64_t *o = (uint64_t *)out;
-    const uint64_t *c, *b;
-
     memset(out, 0, sizeof *out);
-    if (index >= dp->config.n_pmds) {
-        return;
+    if (index < dp->config.n_pmds) {
+        read_counters(
+            (uint64_t *)out, (const uint64_t *)&dp->pmds[index]->stats,
+            (const uint64_t *)&dp->pmds[index]->stats_base, N_WORDS(*out));
     }
-    c = (const uint64_t *)&dp->pmds[index]->stats;
-    b = (const uint64_t *)&dp->pmds[index]->stats_base;
-    for (size_t i = 0; i < N_WORDS(*out); i++) {
-        o[i] = peek(&c[i]) - peek(&b[i]);
+}
+
+void
+sp_dp_pmd_perf(struct sp_dp *dp, unsigned index, struct sp_dp_pmd_perf *out)
+{
+    memset(out, 0, sizeof *out);
+    if (index < dp->config.n_pmds) {
+        read_counters(
+            (uint64_t *)out, (const uint64_t *)&dp->pmds[index]->perf,
+            (const uint64_t *)&dp->pmds[index]->perf_base, N_WORDS(*out));
     }
 }

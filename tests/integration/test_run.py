@@ -329,6 +329,27 @@ def test_control_under_traffic():
         check(rc == 0 and before.get(1, {}).get("rx", 0) > 0,
               "traffic flows: " + out)
         check(ctl("counters-clear")[0] == 0, "counters-clear")
+        rc, out, err = ctl("pmd-perf-enable", "sometimes")
+        check(rc == 1 and "expected on or off" in err,
+              "pmd-perf-enable sometimes: " + err)
+        check(ctl("pmd-perf-enable", "on") == (0, "pmd profile: on\n", ""),
+              "pmd-perf-enable on")
+        check(ctl("pmd-perf-clear")[0] == 0, "pmd-perf-clear")
+        for _ in range(100):
+            rc, out, err = ctl("pmd-perf-show")
+            m = re.search(r"^  packets: (\d+), batches: (\d+) "
+                          r"\([\d.]+ packets/batch\)$", out, re.M)
+            if m and int(m.group(2)) > 0:
+                break
+            time.sleep(0.05)
+        stages = re.findall(r"^    (\S+) +[\d.]+ cycles/packet "
+                            r"\([\d.]+%\)$", out, re.M)
+        check(rc == 0 and out.startswith("pmd profile: on\npmd 0:\n") and m
+              and re.search(r"^  busy cycles: \d+ \([\d.]+%\), idle cycles:"
+                            r" \d+ \([\d.]+%\)$", out, re.M)
+              and stages == ["receive", "parse", "hash_emc", "classifier",
+                             "actions", "transmit"],
+              "pmd-perf-show: " + out)
         check(ctl("stop")[0] == 0, "stop")
         out, err = proc.communicate(timeout=30)
     finally:
@@ -531,17 +552,18 @@ def test_telemetry():
     sock = os.path.join(runtime, "simdpath-it", "dpdk_telemetry.v2")
     proc = subprocess.Popen(
         CMD + ["run", "--port", "net_null0", "--port", "net_null1,no-rx=1",
-         "--flows", flows, "--duration", "3", "--",
+         "--flows", flows, "--duration", "3", "--pmd-perf", "--",
          "--file-prefix=simdpath-it"], cwd=WORK, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, SIMDPATH_CTL=os.path.join(d, "ctl.sock")))
-    ports = pmds = None
+    ports = pmds = perf = None
     for _ in range(50):
         time.sleep(0.1)
         try:
             ports = telemetry(sock, "/simdpath/ports")
             pmds = telemetry(sock, "/simdpath/pmds")
-            if ports and ports.get("port1_rx"):
+            perf = telemetry(sock, "/simdpath/pmd_perf")
+            if ports and ports.get("port1_rx") and perf.get("pmd0_packets"):
                 break
         except (OSError, ValueError, KeyError):
             continue
@@ -554,6 +576,11 @@ def test_telemetry():
           "telemetry has the NIC counters: %s" % ports)
     check(pmds and pmds.get("pmd0_packets", 0) > 0,
           "telemetry /simdpath/pmds: %s" % pmds)
+    stages = ("receive", "parse", "hash_emc", "classifier", "actions",
+              "transmit")
+    check(perf and perf.get("enabled") == 1 and perf["pmd0_packets"] > 0
+          and all(perf.get("pmd0_%s_cycles" % s, 0) > 0 for s in stages),
+          "telemetry /simdpath/pmd_perf under --pmd-perf: %s" % perf)
 
 
 def main():
