@@ -875,6 +875,70 @@ test_profile(void **state)
     sim_reset();
 }
 
+/* count UDP frames, frame i from source port 1000 + i % flows. */
+static void
+make_udp_flows(unsigned count, unsigned flows)
+{
+    static uint8_t storage[MAX_FRAMES][64];
+
+    for (unsigned i = 0; i < count; i++) {
+        uint8_t *f = storage[i];
+
+        memset(f, 0, 64);
+        memcpy(f, "\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x08\x00", 14);
+        f[14] = 0x45;
+        sp_test_put_be16(f + 16, 46);
+        f[22] = 64;
+        f[23] = 17;
+        memcpy(f + 26, "\x0a\0\0\x01\x0a\0\0\x02", 8);
+        sp_test_put_be16(f + 34, (uint16_t)(1000 + i % flows));
+        sp_test_put_be16(f + 36, 80);
+        sp_test_put_be16(f + 38, 26);
+        set_ipv4_checksum(f, 64);
+        sim.in[i] = (struct frame){f, 64};
+    }
+    sim.n_in = count;
+}
+
+/* N exact rules with the same actions run as one group per burst, as one
+ * rule does; rules with two different lists as two. */
+static void
+test_equal_actions_one_group(void **state)
+{
+    (void)state;
+    static const char *const none[] = {NULL};
+    struct sp_dp_pmd_stats stats;
+    struct sp_dp_port_stats p2, p3;
+    struct sp_err err;
+
+    for (unsigned lists = 1; lists <= 2; lists++) {
+        struct sp_dp *dp = make_dp(none, 1);
+
+        sim_reset();
+        make_udp_flows(3200, 100);
+        for (unsigned r = 0; r < 100; r++) {
+            char rule[128];
+
+            snprintf(rule, sizeof rule,
+                     "udp,tp_src=%u,actions=dec_ttl,output:%u", 1000 + r,
+                     lists == 2 && r % 2 ? 3 : 2);
+            assert_int_equal(sp_dp_flow_add(dp, rule, &err), 0);
+        }
+        run_to_end(dp);
+        assert_conserved(dp);
+        sp_dp_pmd_stats(dp, 0, &stats);
+        sp_dp_port_stats(dp, 2, &p2);
+        sp_dp_port_stats(dp, 3, &p3);
+        assert_int_equal(p2.tx + p3.tx, 3200);
+        assert_int_equal(p3.tx, lists == 2 ? 1600 : 0);
+        /* Every burst holds both lists' packets (frames alternate). */
+        assert_int_equal(stats.groups, lists * stats.batches);
+        sp_dp_destroy(dp);
+    }
+    assert_int_equal(sim.live_buffers, 0);
+    sim_reset();
+}
+
 int
 main(void)
 {
@@ -891,6 +955,7 @@ main(void)
         cmocka_unit_test(test_flow_dump_order),
         cmocka_unit_test(test_flow_dump_round_trip),
         cmocka_unit_test(test_profile),
+        cmocka_unit_test(test_equal_actions_one_group),
     };
 
     return cmocka_run_group_tests_name("datapath", tests, NULL, NULL);

@@ -72,6 +72,27 @@ int sp_actions_parse(const char *text, const struct sp_match *match,
 
 void sp_actions_free(struct sp_actions *actions);
 
+/*
+ * A pool of shared action lists: rules whose compiled lists are equal (the
+ * same bytes: they act alike on every packet and print alike) share one,
+ * so the datapath runs their packets as one group. Thread-safe.
+ */
+struct sp_actions_pool;
+
+struct sp_actions_pool *sp_actions_pool_create(void);
+/* Frees the pool and every list still in it. */
+void sp_actions_pool_destroy(struct sp_actions_pool *pool);
+/* Takes 'actions' (from sp_actions_parse) and returns the pool's list equal
+ * to it, freeing 'actions', or 'actions' itself, now in the pool; either
+ * with one more reference. */
+const struct sp_actions *sp_actions_intern(struct sp_actions_pool *pool,
+                                           struct sp_actions *actions);
+/* Drops a reference of a pooled list; the last one frees it, so the
+ * caller calls it once no reader can see the list. */
+void sp_actions_release(const struct sp_actions *actions);
+/* Lists in the pool. */
+unsigned sp_actions_pool_count(struct sp_actions_pool *pool);
+
 /* Writes the actions in the syntax sp_actions_parse() reads, as snprintf
  * does: returns the length of the whole text, writes at most size bytes
  * including the terminating NUL. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The datapath: ports polled by PMD threads, each batch going through
- * miniflow extract -> hash -> EMC -> classifier -> group by rule -> actions
+ * miniflow extract -> hash -> EMC -> classifier -> group by action list ->
+ * actions
  * -> batch copy into per-port tx batches. Packet I/O comes in through
  * struct sp_io_ops, so the same loop runs on DPDK ports and, in tests, on
  * ports simulated in memory.
@@ -94,6 +95,8 @@ struct sp_dp_pmd_stats {
     uint64_t packets, batches;
     uint64_t emc_hits, classifier_hits, misses;
     uint64_t parse_errors; /* packets whose parse stopped early */
+    uint64_t groups;       /* action groups run, one per action list and
+                            * burst: rules with equal lists share one */
     uint64_t busy_cycles, idle_cycles;
 };
 

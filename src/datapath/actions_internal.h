@@ -113,6 +113,12 @@ struct sp_actions {
     bool drop;
     struct sp_action *actions; /* as written */
     struct sp_step *steps;     /* as executed */
+    /* In a pool (sp_actions_intern), else NULL: its references, its hash
+     * and the next list of its hash bucket, under the pool's lock. */
+    struct sp_actions_pool *pool;
+    uint64_t refs;
+    uint32_t hash;
+    struct sp_actions *next;
 };
 
 #endif /* SP_ACTIONS_INTERNAL_H */

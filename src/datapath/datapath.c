@@ -4,7 +4,8 @@
  *
  * A PMD thread polls its share of the (port, queue) pairs. Each received
  * burst (one port) goes through miniflow extract, hash, EMC and classifier
- * (sp_emc_cls_lookup), is grouped by rule, and each group runs its rule's
+ * (sp_emc_lookup, sp_emc_cls_misses), is grouped by action list (rules
+ * with equal lists share one, sp_actions_intern), and each group runs its
  * actions, which append packets to per-port transmit batches; at the end of
  * the burst every batch is sent. Kernels are read through SP_KERNEL once per
  * burst, so a switch (impl-set) takes effect between bursts on every PMD
@@ -84,6 +85,7 @@ struct sp_dp {
     struct sp_dp_config config;
     const struct sp_io_ops *io;
     struct sp_cls *cls; /* the rules; it locks itself */
+    struct sp_actions_pool *actions; /* every rule's, shared */
     /* Held by flow-del and flow-dump, so that no rule is removed (and
      * freed) while a dump prints it. */
     pthread_mutex_t del_lock;
@@ -227,6 +229,13 @@ collect_action_drops(struct pmd *pmd)
     }
 }
 
+/* A rule's action list, which flow-mod may swap at any time. */
+static inline const struct sp_actions *
+rule_actions(const struct sp_rule *rule)
+{
+    return __atomic_load_n(&rule->actions, __ATOMIC_ACQUIRE);
+}
+
 /* One received burst, from one port, through the whole pipeline. */
 static void
 process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
@@ -235,8 +244,9 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     struct sp_flow_key keys[SP_BATCH_MAX];
     uint32_t hashes[SP_BATCH_MAX];
     const struct sp_rule *rules[SP_BATCH_MAX];
+    const struct sp_actions *actions[SP_BATCH_MAX];
     uint32_t found, unmatched, emc_hits, pending;
-    uint32_t parse_errors = 0;
+    uint32_t parse_errors = 0, groups = 0;
     uint64_t gen;
 
     for (uint32_t i = 0; i < n; i++) {
@@ -269,22 +279,30 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     bump(&pmd->ports[pmd->in_port].drops[SP_DP_DROP_NO_MATCH],
          (uint64_t)__builtin_popcount(unmatched));
 
-    /* Each rule's packets, in arrival order, as one group. */
+    /* The packets of every rule with the same action list (rules share
+     * equal lists), in arrival order, as one group. */
+    for (pending = found; pending; pending &= pending - 1) {
+        unsigned i = (unsigned)__builtin_ctz(pending);
+
+        actions[i] = rule_actions(rules[i]);
+    }
     for (pending = found; pending;) {
-        const struct sp_rule *rule = rules[__builtin_ctz(pending)];
+        const struct sp_actions *list = actions[__builtin_ctz(pending)];
         struct sp_packet *group[SP_BATCH_MAX];
         uint32_t count = 0;
 
         for (uint32_t rest = pending; rest; rest &= rest - 1) {
             unsigned i = (unsigned)__builtin_ctz(rest);
 
-            if (rules[i] == rule) {
+            if (actions[i] == list) {
                 group[count++] = ptrs[i];
                 pending &= ~(UINT32_C(1) << i);
             }
         }
-        sp_actions_execute(rule->actions, group, count, &pmd->actions);
+        sp_actions_execute(list, group, count, &pmd->actions);
+        groups++;
     }
+    bump(&pmd->stats.groups, groups);
     stage_end(pmd, SP_DP_STAGE_ACTIONS);
     for (uint32_t port = 1; port <= pmd->dp->config.n_ports; port++) {
         flush_port(pmd, port);
@@ -417,12 +435,6 @@ pmd_create(struct sp_dp *dp, unsigned index, struct sp_err *err)
     return pmd;
 }
 
-static void
-free_actions(const struct sp_actions *actions)
-{
-    sp_actions_free((struct sp_actions *)actions);
-}
-
 struct sp_dp *
 sp_dp_create(const struct sp_dp_config *config, const struct sp_io_ops *io,
              struct sp_err *err)
@@ -451,8 +463,9 @@ sp_dp_create(const struct sp_dp_config *config, const struct sp_io_ops *io,
     dp->io = io;
     dp->profile = config->profile;
     pthread_mutex_init(&dp->del_lock, NULL);
-    dp->cls = sp_cls_create(free_actions);
-    if (!dp->cls) {
+    dp->actions = sp_actions_pool_create();
+    dp->cls = sp_cls_create(sp_actions_release);
+    if (!dp->cls || !dp->actions) {
         sp_err_set(err, "out of memory for the classifier");
         sp_dp_destroy(dp);
         return NULL;
@@ -480,8 +493,9 @@ sp_dp_destroy(struct sp_dp *dp)
         }
     }
     if (dp->cls) {
-        sp_cls_destroy(dp->cls); /* frees every rule's actions */
+        sp_cls_destroy(dp->cls); /* releases every rule's actions */
     }
+    sp_actions_pool_destroy(dp->actions);
     pthread_mutex_destroy(&dp->del_lock);
     free(dp);
 }
@@ -500,7 +514,8 @@ int
 sp_dp_flow_add(struct sp_dp *dp, const char *text, struct sp_err *err)
 {
     struct sp_flow_spec spec;
-    struct sp_actions *actions;
+    struct sp_actions *parsed;
+    const struct sp_actions *actions;
 
     if (sp_flow_parse_match(text, &spec, err)) {
         return -1;
@@ -511,7 +526,7 @@ sp_dp_flow_add(struct sp_dp *dp, const char *text, struct sp_err *err)
                              "actions (actions=drop to drop)");
     }
     if (sp_actions_parse(text + spec.actions_ofs, &spec.match, port_exists, dp,
-                         &actions, err)) {
+                         &parsed, err)) {
         /* Its column counts in the actions, an error without one is
          * theirs as a whole. */
         if (err) {
@@ -520,8 +535,9 @@ sp_dp_flow_add(struct sp_dp *dp, const char *text, struct sp_err *err)
         }
         return -1;
     }
+    actions = sp_actions_intern(dp->actions, parsed);
     if (!sp_cls_insert(dp->cls, &spec.match, spec.priority, actions, err)) {
-        sp_actions_free(actions);
+        sp_actions_release(actions);
         if (err) {
             err->column = 1;
         }
