@@ -138,12 +138,28 @@ int sp_dp_flow_add(struct sp_dp *dp, const char *rule, struct sp_err *err);
 /* Deletes the rule with exactly this match and priority (as ovs-ofctl
  * --strict); the text may end with actions=..., which is ignored. */
 int sp_dp_flow_del(struct sp_dp *dp, const char *match, struct sp_err *err);
+/* As ovs-ofctl del-flows: strict, the rule with exactly this match and
+ * priority; loose, every rule whose match is within this one (each bit it
+ * fixes fixed alike; priority ignored; an empty match takes every rule).
+ * *deleted tells how many (0 is no error). Waits for a grace period: not
+ * from a PMD thread. */
+int sp_dp_flow_del_matching(struct sp_dp *dp, const char *match, bool strict,
+                            unsigned *deleted, struct sp_err *err);
+/* As ovs-ofctl mod-flows: the actions of 'rule' (MATCH,actions=...)
+ * replace those of the rules it selects (strict or loose, as above), each
+ * compiled for its rule's match and swapped whole, so forwarding goes on
+ * without a gap and the counters are kept. No rule selected, or actions
+ * refused for one, is an error that changes nothing. */
+int sp_dp_flow_mod(struct sp_dp *dp, const char *rule, bool strict,
+                   unsigned *modified, struct sp_err *err);
 /* Adds every rule of a file. An error in a line has err->line and
  * err->column, shown by sp_err_text(err, path, ...) as "FILE:LINE:COLUMN:
  * what"; one about the file as a whole names it in err->msg. */
 int sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err);
-/* Prints every rule as sp_dp_flow_add takes it, in precedence order
- * (highest priority first, then the earliest added); -1 on no memory. */
+/* Every rule in precedence order (highest priority first, then the
+ * earliest added), as ovs-ofctl dump-flows prints it: " duration=1.234s,
+ * n_packets=N, n_bytes=N, idle_age=S, priority=P,MATCH,actions=..." (which
+ * flow-add takes back: it ignores the counters); -1 on no memory. */
 int sp_dp_flows_dump(struct sp_dp *dp, FILE *out);
 /* Calls fn for every rule in precedence order, while no rule can be
  * deleted (fn must not add or delete rules); -1 on no memory. The OpenFlow

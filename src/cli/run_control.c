@@ -208,11 +208,41 @@ ctl_flow_add(const char *args, FILE *out, void *ctx, struct sp_err *err)
     return sp_dp_flow_add(ctx, args, err);
 }
 
+/* "--strict REST" or "REST": whether strict, and where REST starts. */
+static const char *
+strict_option(const char *args, bool *strict)
+{
+    static const char opt[] = "--strict";
+    size_t len = strlen(opt);
+
+    *strict = !strncmp(args, opt, len) &&
+              (!args[len] || args[len] == ' ' || args[len] == '\t');
+    return *strict ? args + len + strspn(args + len, " \t") : args;
+}
+
 static int
 ctl_flow_del(const char *args, FILE *out, void *ctx, struct sp_err *err)
 {
+    unsigned deleted;
+    bool strict;
+    const char *match = strict_option(args, &strict);
+
     (void)out;
-    return sp_dp_flow_del(ctx, args, err);
+    if (strict) {
+        return sp_dp_flow_del(ctx, match, err);
+    }
+    return sp_dp_flow_del_matching(ctx, match, false, &deleted, err);
+}
+
+static int
+ctl_flow_mod(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    unsigned modified;
+    bool strict;
+    const char *rule = strict_option(args, &strict);
+
+    (void)out;
+    return sp_dp_flow_mod(ctx, rule, strict, &modified, err);
 }
 
 static int
@@ -315,11 +345,17 @@ static const struct sp_ctl_command commands[] = {
     {"flow-add", "flow-add RULE: add a rule (docs/flow-syntax.md)", true,
      ctl_flow_add},
     {"flow-del",
-     "flow-del MATCH: delete the rule with exactly this match "
-     "and priority",
+     "flow-del [--strict] MATCH: delete every rule within MATCH, or with "
+     "--strict the rule with exactly this match and priority "
+     "(ovs-ofctl del-flows)",
      true, ctl_flow_del},
+    {"flow-mod",
+     "flow-mod [--strict] MATCH,actions=...: replace the actions of the "
+     "rules selected as flow-del does (ovs-ofctl mod-flows)",
+     true, ctl_flow_mod},
     {"flow-dump",
-     "flow-dump: every rule, highest priority first, as flow-add takes it",
+     "flow-dump: every rule with its counters, highest priority first, as "
+     "ovs-ofctl dump-flows prints and flow-add takes it",
      false, ctl_flow_dump},
     {"counters-show", "counters-show: port, NIC and PMD counters", false,
      ctl_counters_show},

@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <urcu-qsbr.h>
 
@@ -54,6 +55,15 @@ struct port_counters {
     uint64_t drops[SP_DP_DROP_COUNT];
 };
 
+/* What the datapath keeps of a rule (rule->aux): one line per PMD, that
+ * PMD's counters of the rule, which no other thread writes; the first
+ * also holds when the rule was added, written before the rule is seen. */
+struct flow_line {
+    uint64_t packets, bytes;
+    uint64_t used;  /* TSC of the last burst with a packet of it; 0: none */
+    double created; /* line 0: CLOCK_MONOTONIC seconds */
+} __attribute__((aligned(64)));
+
 struct pmd {
     struct sp_dp *dp;
     unsigned index;
@@ -62,6 +72,7 @@ struct pmd {
     struct sp_action_ctx actions;
     struct sp_tx_batch tx[SP_DP_MAX_PORTS + 1]; /* by port number */
     unsigned in_port;                           /* of the current burst */
+    uint64_t burst_tsc;                         /* when it was received */
     uint32_t n_copies;
     struct sp_packet copies[MAX_COPIES];
     struct sp_dp_pmd_stats stats;
@@ -84,17 +95,21 @@ struct pmd {
 struct sp_dp {
     struct sp_dp_config config;
     const struct sp_io_ops *io;
-    struct sp_cls *cls; /* the rules; it locks itself */
+    struct sp_cls *cls;              /* the rules; it locks itself */
     struct sp_actions_pool *actions; /* every rule's, shared */
     /* Held by flow-del and flow-dump, so that no rule is removed (and
      * freed) while a dump prints it. */
     pthread_mutex_t del_lock;
     struct pmd *pmds[SP_DP_MAX_PMDS];
     bool stop;          /* atomic: set by sp_dp_stop, read by every PMD loop */
-    uint64_t clear_gen;      /* bumped by sp_dp_stats_clear() */
+    uint64_t clear_gen; /* bumped by sp_dp_stats_clear() */
     uint64_t perf_clear_gen; /* and by sp_dp_perf_clear() */
     bool profile;            /* sp_dp_perf_enable() */
     unsigned running_pmds;   /* PMD loops running now */
+    /* A TSC reading and the monotonic clock at creation, to turn rule
+     * counters' TSC into seconds. */
+    uint64_t tsc0;
+    double clock0;
 };
 
 /* Short names for reports and telemetry, by reason. */
@@ -236,6 +251,18 @@ rule_actions(const struct sp_rule *rule)
     return __atomic_load_n(&rule->actions, __ATOMIC_ACQUIRE);
 }
 
+/* Adds n packets of 'bytes' bytes to a rule's counters on this PMD. */
+static inline void
+count_rule(struct pmd *pmd, const struct sp_rule *rule, uint32_t n,
+           uint64_t bytes)
+{
+    struct flow_line *c = (struct flow_line *)rule->aux + pmd->index;
+
+    bump(&c->packets, n);
+    bump(&c->bytes, bytes);
+    __atomic_store_n(&c->used, pmd->burst_tsc, __ATOMIC_RELAXED);
+}
+
 /* One received burst, from one port, through the whole pipeline. */
 static void
 process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
@@ -246,8 +273,9 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     const struct sp_rule *rules[SP_BATCH_MAX];
     const struct sp_actions *actions[SP_BATCH_MAX];
     uint32_t found, unmatched, emc_hits, pending;
-    uint32_t parse_errors = 0, groups = 0;
-    uint64_t gen;
+    uint32_t parse_errors = 0, groups = 0, run_packets = 0;
+    uint64_t gen, run_bytes = 0;
+    const struct sp_rule *run = NULL;
 
     for (uint32_t i = 0; i < n; i++) {
         ptrs[i] = &pkts[i];
@@ -279,13 +307,27 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     bump(&pmd->ports[pmd->in_port].drops[SP_DP_DROP_NO_MATCH],
          (uint64_t)__builtin_popcount(unmatched));
 
-    /* The packets of every rule with the same action list (rules share
-     * equal lists), in arrival order, as one group. */
+    /* Rule counters, added once per run of packets of one rule. */
     for (pending = found; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
 
         actions[i] = rule_actions(rules[i]);
+        if (rules[i] != run) {
+            if (run) {
+                count_rule(pmd, run, run_packets, run_bytes);
+            }
+            run = rules[i];
+            run_packets = 0;
+            run_bytes = 0;
+        }
+        run_packets++;
+        run_bytes += ptrs[i]->len;
     }
+    if (run) {
+        count_rule(pmd, run, run_packets, run_bytes);
+    }
+    /* The packets of every rule with the same action list (rules share
+     * equal lists), in arrival order, as one group. */
     for (pending = found; pending;) {
         const struct sp_actions *list = actions[__builtin_ctz(pending)];
         struct sp_packet *group[SP_BATCH_MAX];
@@ -354,6 +396,7 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
                 io->rx(port, q % dp->config.n_rxq, pkts, SP_BATCH_MAX, &lost);
 
             if (n) {
+                pmd->burst_tsc = start;
                 pmd->stamp = start;
                 stage_end(pmd, SP_DP_STAGE_RX);
             }
@@ -403,6 +446,15 @@ sp_dp_stop(struct sp_dp *dp)
 }
 
 /* ---- creation ---- */
+
+static double
+monotonic_seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static struct pmd *
 pmd_create(struct sp_dp *dp, unsigned index, struct sp_err *err)
@@ -461,6 +513,9 @@ sp_dp_create(const struct sp_dp_config *config, const struct sp_io_ops *io,
     }
     dp->config = *config;
     dp->io = io;
+    /* A datapath that never runs (tests, fuzzers) may have no clock. */
+    dp->tsc0 = io->tsc ? io->tsc() : 0;
+    dp->clock0 = monotonic_seconds();
     dp->profile = config->profile;
     pthread_mutex_init(&dp->del_lock, NULL);
     dp->actions = sp_actions_pool_create();
@@ -493,6 +548,14 @@ sp_dp_destroy(struct sp_dp *dp)
         }
     }
     if (dp->cls) {
+        const struct sp_rule **rules = sp_cls_rules(dp->cls);
+
+        for (size_t i = 0; rules && rules[i]; i++) {
+            free(rules[i]->aux);
+        }
+        free(rules);
+    }
+    if (dp->cls) {
         sp_cls_destroy(dp->cls); /* releases every rule's actions */
     }
     sp_actions_pool_destroy(dp->actions);
@@ -510,64 +573,248 @@ port_exists(uint32_t port, void *aux)
     return port >= 1 && port <= dp->config.n_ports;
 }
 
-int
-sp_dp_flow_add(struct sp_dp *dp, const char *text, struct sp_err *err)
+/* Parses a rule's match and its actions, compiled for 'match' (the
+ * rule's own when that is not the text's), into a pooled list. */
+static int
+parse_rule(struct sp_dp *dp, const char *text, struct sp_flow_spec *spec,
+           const struct sp_match *match, const struct sp_actions **actions,
+           struct sp_err *err)
 {
-    struct sp_flow_spec spec;
     struct sp_actions *parsed;
-    const struct sp_actions *actions;
 
-    if (sp_flow_parse_match(text, &spec, err)) {
+    if (sp_flow_parse_match(text, spec, err)) {
         return -1;
     }
-    if (!spec.actions_ofs) {
+    if (!spec->actions_ofs) {
         return sp_err_set_at(err, (unsigned)strlen(text) + 1,
                              "missing actions=...; a rule ends with its "
                              "actions (actions=drop to drop)");
     }
-    if (sp_actions_parse(text + spec.actions_ofs, &spec.match, port_exists, dp,
+    if (sp_actions_parse(text + spec->actions_ofs,
+                         match ? match : &spec->match, port_exists, dp,
                          &parsed, err)) {
         /* Its column counts in the actions, an error without one is
          * theirs as a whole. */
         if (err) {
             err->column =
-                (unsigned)spec.actions_ofs + (err->column ? err->column : 1);
+                (unsigned)spec->actions_ofs + (err->column ? err->column : 1);
         }
         return -1;
     }
-    actions = sp_actions_intern(dp->actions, parsed);
-    if (!sp_cls_insert(dp->cls, &spec.match, spec.priority, actions, err)) {
-        sp_actions_release(actions);
-        if (err) {
+    *actions = sp_actions_intern(dp->actions, parsed);
+    return 0;
+}
+
+int
+sp_dp_flow_add(struct sp_dp *dp, const char *text, struct sp_err *err)
+{
+    struct sp_flow_spec spec;
+    const struct sp_actions *actions;
+    const struct sp_rule *rule = NULL;
+    struct flow_line *lines;
+    size_t size = dp->config.n_pmds * sizeof *lines;
+
+    if (parse_rule(dp, text, &spec, NULL, &actions, err)) {
+        return -1;
+    }
+    lines = aligned_alloc(64, size);
+    if (!lines) {
+        sp_err_set_at(err, 1, "out of memory for a rule");
+    } else {
+        memset(lines, 0, size);
+        lines[0].created = monotonic_seconds();
+        rule = sp_cls_insert_aux(dp->cls, &spec.match, spec.priority, actions,
+                                 lines, err);
+        if (!rule && err) {
             err->column = 1;
         }
+    }
+    if (!rule) {
+        free(lines);
+        sp_actions_release(actions);
         return -1;
     }
+    return 0;
+}
+
+/* Whether a rule is within 'match' as ovs-ofctl's loose commands take it:
+ * every bit the match fixes, the rule fixes to the same value. */
+static bool
+rule_within(const struct sp_rule *rule, const struct sp_match *match)
+{
+    const uint64_t *rk = (const uint64_t *)&rule->match.key;
+    const uint64_t *rm = (const uint64_t *)&rule->match.mask;
+    const uint64_t *k = (const uint64_t *)&match->key;
+    const uint64_t *m = (const uint64_t *)&match->mask;
+
+    for (size_t i = 0; i < sizeof match->key / sizeof *k; i++) {
+        if ((rm[i] & m[i]) != m[i] || (rk[i] & m[i]) != (k[i] & m[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Whether flows[i] is what a (strict or loose) command names. */
+static bool
+rule_selected(const struct sp_rule *rule, const struct sp_flow_spec *spec,
+              bool strict)
+{
+    return strict ? rule->priority == spec->priority &&
+                        !memcmp(&rule->match, &spec->match, sizeof spec->match)
+                  : rule_within(rule, &spec->match);
+}
+
+int
+sp_dp_flow_del_matching(struct sp_dp *dp, const char *text, bool strict,
+                        unsigned *deleted, struct sp_err *err)
+{
+    struct sp_flow_spec spec;
+    const struct sp_rule **rules;
+    struct flow_line **lines;
+    unsigned n = 0, n_all = 0;
+
+    *deleted = 0;
+    if (sp_flow_parse_match(text, &spec, err)) {
+        return -1;
+    }
+    if (strict) {
+        /* The classifier keeps the match ANDed with its mask. */
+        const struct sp_rule *r =
+            sp_cls_find(dp->cls, &spec.match, spec.priority);
+
+        if (r) {
+            spec.match = r->match;
+        }
+    }
+    pthread_mutex_lock(&dp->del_lock);
+    rules = sp_cls_rules(dp->cls);
+    for (size_t i = 0; rules && rules[i]; i++) {
+        n_all++;
+    }
+    lines = malloc((n_all ? n_all : 1) * sizeof *lines);
+    if (!rules || !lines) {
+        pthread_mutex_unlock(&dp->del_lock);
+        free(rules);
+        free(lines);
+        return sp_err_set_at(err, 1, "out of memory");
+    }
+    for (unsigned i = 0; i < n_all; i++) {
+        if (rule_selected(rules[i], &spec, strict)) {
+            lines[n++] = rules[i]->aux;
+            /* The actions go with the rule, after a grace period. */
+            sp_cls_remove(dp->cls, rules[i]);
+        }
+    }
+    pthread_mutex_unlock(&dp->del_lock);
+    free(rules);
+    /* No PMD holds a removed rule, nor counts into its lines, after a
+     * grace period. */
+    if (n) {
+        synchronize_rcu();
+    }
+    for (unsigned i = 0; i < n; i++) {
+        free(lines[i]);
+    }
+    free(lines);
+    *deleted = n;
     return 0;
 }
 
 int
 sp_dp_flow_del(struct sp_dp *dp, const char *text, struct sp_err *err)
 {
-    struct sp_flow_spec spec;
-    const struct sp_rule *rule;
+    unsigned deleted;
+
+    if (sp_dp_flow_del_matching(dp, text, true, &deleted, err)) {
+        return -1;
+    }
+    if (!deleted) {
+        struct sp_flow_spec spec;
+
+        sp_flow_parse_match(text, &spec, NULL);
+        return sp_err_set_at(err, 1,
+                             "no rule with this match and priority %u "
+                             "(flow-dump lists them)",
+                             spec.priority);
+    }
+    return 0;
+}
+
+int
+sp_dp_flow_mod(struct sp_dp *dp, const char *text, bool strict,
+               unsigned *modified, struct sp_err *err)
+{
+    struct sp_flow_spec spec, rule_spec;
+    const struct sp_actions **lists = NULL;
+    const struct sp_rule **all, **rules = NULL;
+    unsigned n = 0, n_all = 0;
     int rc = 0;
 
+    *modified = 0;
     if (sp_flow_parse_match(text, &spec, err)) {
         return -1;
     }
+    if (strict) {
+        const struct sp_rule *r =
+            sp_cls_find(dp->cls, &spec.match, spec.priority);
+
+        if (r) {
+            spec.match = r->match;
+        }
+    }
     pthread_mutex_lock(&dp->del_lock);
-    rule = sp_cls_find(dp->cls, &spec.match, spec.priority);
-    if (!rule) {
-        rc = sp_err_set_at(err, 1,
-                           "no rule with this match and priority %u "
-                           "(flow-dump lists them)",
-                           spec.priority);
-    } else {
-        /* The actions go with the rule, after a grace period. */
-        sp_cls_remove(dp->cls, rule);
+    all = sp_cls_rules(dp->cls);
+    for (size_t i = 0; all && all[i]; i++) {
+        n_all++;
+    }
+    lists = malloc((n_all ? n_all : 1) * sizeof *lists);
+    rules = malloc((n_all ? n_all : 1) * sizeof *rules);
+    if (!all || !lists || !rules) {
+        rc = sp_err_set_at(err, 1, "out of memory");
+    }
+    /* Every rule's new list first, compiled for its own match: an error
+     * changes nothing. */
+    for (unsigned i = 0; !rc && i < n_all; i++) {
+        const struct sp_rule *rule = all[i];
+
+        if (!rule_selected(rule, &spec, strict)) {
+            continue;
+        }
+        if (parse_rule(dp, text, &rule_spec, &rule->match, &lists[n], err)) {
+            rc = -1;
+            break;
+        }
+        rules[n++] = rule;
+    }
+    if (!rc && !n) {
+        rc = sp_err_set_at(err, 1, "no rule matches%s (flow-dump lists them)",
+                           strict ? " this match and priority" : "");
+    }
+    if (rc) {
+        for (unsigned i = 0; i < n; i++) {
+            sp_actions_release(lists[i]);
+        }
+        n = 0;
+    }
+    /* Each rule's list is swapped whole: a PMD runs a packet by the old
+     * list or the new one, and no cache entry is lost. */
+    for (unsigned i = 0; i < n; i++) {
+        lists[i] =
+            __atomic_exchange_n((const struct sp_actions **)&rules[i]->actions,
+                                lists[i], __ATOMIC_ACQ_REL);
     }
     pthread_mutex_unlock(&dp->del_lock);
+    if (n) {
+        synchronize_rcu();
+    }
+    for (unsigned i = 0; i < n; i++) {
+        sp_actions_release(lists[i]);
+    }
+    free(all);
+    free(lists);
+    free(rules);
+    *modified = n;
     return rc;
 }
 
@@ -633,10 +880,54 @@ sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err)
     return rc;
 }
 
+/* A rule's counters, summed over the PMD threads; *used is the TSC of
+ * its last packet, 0 for none. */
+static void
+rule_stats(struct sp_dp *dp, const struct sp_rule *rule, uint64_t *packets,
+           uint64_t *bytes, uint64_t *used)
+{
+    const struct flow_line *lines = rule->aux;
+
+    *packets = *bytes = *used = 0;
+    for (unsigned p = 0; p < dp->config.n_pmds; p++) {
+        uint64_t u = peek(&lines[p].used);
+
+        *packets += peek(&lines[p].packets);
+        *bytes += peek(&lines[p].bytes);
+        *used = u > *used ? u : *used;
+    }
+}
+
+/* A rule's counters as ovs-ofctl dump-flows prints them. */
+static void
+print_rule_stats(struct sp_dp *dp, const struct sp_rule *rule,
+                 uint64_t now_tsc, double hz, double now, FILE *out)
+{
+    const struct flow_line *lines = rule->aux;
+    uint64_t packets, bytes, used;
+    double duration = now - lines[0].created, idle;
+
+    rule_stats(dp, rule, &packets, &bytes, &used);
+    idle = !used                      ? duration
+           : hz > 0 && now_tsc > used ? (double)(now_tsc - used) / hz
+                                      : 0;
+    fprintf(out,
+            " duration=%.3fs, n_packets=%llu, n_bytes=%llu, "
+            "idle_age=%llu, ",
+            duration, (unsigned long long)packets, (unsigned long long)bytes,
+            (unsigned long long)(idle < duration ? idle : duration));
+}
+
 int
 sp_dp_flows_dump(struct sp_dp *dp, FILE *out)
 {
     const struct sp_rule **rules;
+    uint64_t now_tsc = dp->io->tsc ? dp->io->tsc() : 0;
+    double now = monotonic_seconds();
+    /* The TSC's rate since the datapath was made. */
+    double hz = now > dp->clock0
+                    ? (double)(now_tsc - dp->tsc0) / (now - dp->clock0)
+                    : 0;
 
     pthread_mutex_lock(&dp->del_lock);
     rules = sp_cls_rules(dp->cls);
@@ -651,6 +942,7 @@ sp_dp_flows_dump(struct sp_dp *dp, FILE *out)
         if (actions) {
             sp_actions_format(r->actions, actions, (size_t)len + 1);
         }
+        print_rule_stats(dp, r, now_tsc, hz, now, out);
         fprintf(out, "priority=%u%s%s,actions=%s\n", r->priority,
                 match[0] ? "," : "", match, actions ? actions : "");
         free(actions);

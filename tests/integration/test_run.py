@@ -322,6 +322,24 @@ def test_control_under_traffic():
         rc, out, err = ctl("flow-dump")
         check(rc == 0 and out.count("\n") == 8 + 20,
               "flow-dump lists %d rules: %s" % (out.count("\n"), out))
+        check(all(re.match(r" duration=\d+\.\d{3}s, n_packets=\d+, "
+                           r"n_bytes=\d+, idle_age=\d+, priority=\d+,", line)
+                  for line in out.splitlines()),
+              "flow-dump prints the counters as ovs-ofctl: " + out)
+        rule = "priority=600,in_port=1,udp,tp_dst=7,actions=output:2"
+        check(ctl("flow-add", rule)[0] == 0, "flow-add " + rule)
+        check(ctl("flow-mod", "--strict", rule.replace(":2", ":3"))[0] == 0,
+              "flow-mod --strict")
+        rc, out, err = ctl("flow-dump")
+        check("priority=600,udp,in_port=1,tp_dst=7,actions=output:3\n" in out,
+              "flow-mod applied: " + out)
+        rc, out, err = ctl("flow-del", "--strict", "in_port=1,udp,tp_dst=7")
+        check(rc == 1 and "no rule with this match and priority" in err,
+              "flow-del --strict of another priority: " + err)
+        check(ctl("flow-del", "in_port=1,udp,tp_dst=7")[0] == 0,
+              "loose flow-del")
+        check(ctl("flow-dump")[1].count("\n") == 8 + 20,
+              "loose flow-del deleted the rule")
         rc, out, err = ctl("autovalidate-show")
         check(rc == 0 and "mismatches" in out, "autovalidate-show: " + out)
         rc, out, err = ctl("counters-show")
