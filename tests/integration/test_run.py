@@ -548,6 +548,38 @@ def test_pinning():
           "the pinned PMD forwarded: " + out[-500:])
 
 
+def test_long_replay():
+    """A capture of more packets than the fixed pool once held replays
+    (net_pcap infinite_rx keeps one mbuf per packet); too few --mbufs, a
+    pool over the memory and bad descriptor counts are refused."""
+    d = os.path.join(WORK, "replay")
+    os.makedirs(d, exist_ok=True)
+    flows = os.path.join(d, "flows.txt")
+    with open(flows, "w") as f:
+        f.write("in_port=1,actions=output:2\n")
+    pcap = os.path.join(d, "many.pcap")
+    frame = bytes.fromhex("020000000002020000000001" "0800"
+                          "4500002e000000004011000a0a0000010a010001") \
+        + bytes(26)
+    model.write_pcap(pcap, [frame] * 20000)
+    port = "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap
+    rc, out, err = run(["run", "--port", port, "--port", "net_null0,no-rx=1",
+                        "--flows", flows, "--duration", "1"])
+    check(rc == 0 and conserved(counters(out)) and no_leak(out) and
+          counters(out).get(2, {}).get("tx", 0) > 20000,
+          "a 20,000-packet capture replays: %s %s" % (out[-400:], err[-400:]))
+    for extra, code, needle in [
+            (["--mbufs", "8192"], 1, "port 1 (net_pcap): set-up failed"),
+            (["--mbufs", "400000"], 2, "a packet pool of 400000 mbufs"),
+            (["--rxd", "100"], 2, "--rxd: 100: a power of two"),
+            (["--txd", "x"], 2, "--txd: invalid value")]:
+        rc, out, err = run(["run", "--port", port, "--port",
+                            "net_null0,no-rx=1", "--flows", flows,
+                            "--duration", "1"] + extra)
+        check(rc == code and needle in err,
+              "%s: exit %d (want %d): %s" % (extra, rc, code, err[-400:]))
+
+
 def telemetry(path, command):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect(path)
@@ -604,7 +636,7 @@ def test_telemetry():
 def main():
     tests = [test_demo, test_errors, test_multiport_ring, test_two_pmds,
              test_pinning, test_jumbo_pcap,
-             test_telemetry,
+             test_telemetry, test_long_replay,
              test_control_under_traffic, test_every_impl_on_corpus,
              test_cross_arch]
     for t in tests:
