@@ -29,6 +29,7 @@ int sp_io_eal_check(int argc, char *const *argv, bool *memory,
 /* Refuses a packet pool larger than half of EAL's memory (free hugepages,
  * else SP_IO_NO_HUGE_MB), or DPDK starts only to fail; the operator's own
  * memory size it does not check. */
+/* Its message starts "need a packet pool of ...". */
 int sp_io_eal_pool_check(unsigned mbufs, bool operator_memory,
                          struct sp_err *err);
 

@@ -741,7 +741,8 @@ sp_cmd_run(int argc, char **argv)
                                    o.txd, o.held);
     }
     if (sp_io_eal_pool_check(o.mbufs, operator_memory, &err)) {
-        sp_cli_error("run", "%s", err.msg);
+        sp_cli_error("run", "%u PMD threads on %u port(s) %s", o.dp.n_pmds,
+                     o.n_ports, err.msg);
         return SP_EXIT_USAGE;
     }
     /* Rules are read before DPDK starts: a bad file starts nothing. */

@@ -119,8 +119,8 @@ sp_io_eal_pool_check(unsigned mbufs, bool operator_memory, struct sp_err *err)
         return 0;
     }
     return sp_err_set(err,
-                      "a packet pool of %u mbufs (%llu MB) is more than half "
-                      "of DPDK's %llu MB here (%s): give EAL more memory "
+                      "need a packet pool of %u mbufs (%llu MB), more than "
+                      "half of DPDK's %llu MB here (%s): give EAL more memory "
                       "(-- -m MB), or fewer mbufs (--mbufs, --rxd, --txd), "
                       "threads, ports or packets in replayed captures",
                       mbufs, (unsigned long long)(need >> 20),
