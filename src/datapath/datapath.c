@@ -263,6 +263,12 @@ count_rule(struct pmd *pmd, const struct sp_rule *rule, uint32_t n,
     __atomic_store_n(&c->used, pmd->burst_tsc, __ATOMIC_RELAXED);
 }
 
+/* Packets in a row of a burst that matched one rule. */
+struct rule_run {
+    const struct sp_rule *rule;
+    uint32_t packets, bytes;
+};
+
 /* One received burst, from one port, through the whole pipeline. */
 static void
 process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
@@ -273,9 +279,9 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     const struct sp_rule *rules[SP_BATCH_MAX];
     const struct sp_actions *actions[SP_BATCH_MAX];
     uint32_t found, unmatched, emc_hits, pending;
-    uint32_t parse_errors = 0, groups = 0, run_packets = 0;
-    uint64_t gen, run_bytes = 0;
-    const struct sp_rule *run = NULL;
+    uint32_t parse_errors = 0, groups = 0, n_runs = 0;
+    struct rule_run runs[SP_BATCH_MAX];
+    uint64_t gen;
 
     for (uint32_t i = 0; i < n; i++) {
         ptrs[i] = &pkts[i];
@@ -307,24 +313,19 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     bump(&pmd->ports[pmd->in_port].drops[SP_DP_DROP_NO_MATCH],
          (uint64_t)__builtin_popcount(unmatched));
 
-    /* Rule counters, added once per run of packets of one rule. */
+    /* Rule counters, one add per run of packets of one rule, made after
+     * the actions: their lines, prefetched now, are in cache by then. */
     for (pending = found; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
 
         actions[i] = rule_actions(rules[i]);
-        if (rules[i] != run) {
-            if (run) {
-                count_rule(pmd, run, run_packets, run_bytes);
-            }
-            run = rules[i];
-            run_packets = 0;
-            run_bytes = 0;
+        if (!n_runs || rules[i] != runs[n_runs - 1].rule) {
+            runs[n_runs++] = (struct rule_run){rules[i], 0, 0};
+            __builtin_prefetch((struct flow_line *)rules[i]->aux + pmd->index,
+                               1);
         }
-        run_packets++;
-        run_bytes += ptrs[i]->len;
-    }
-    if (run) {
-        count_rule(pmd, run, run_packets, run_bytes);
+        runs[n_runs - 1].packets++;
+        runs[n_runs - 1].bytes += ptrs[i]->len;
     }
     /* The packets of every rule with the same action list (rules share
      * equal lists), in arrival order, as one group. */
@@ -345,6 +346,9 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
         groups++;
     }
     bump(&pmd->stats.groups, groups);
+    for (uint32_t r = 0; r < n_runs; r++) {
+        count_rule(pmd, runs[r].rule, runs[r].packets, runs[r].bytes);
+    }
     stage_end(pmd, SP_DP_STAGE_ACTIONS);
     for (uint32_t port = 1; port <= pmd->dp->config.n_ports; port++) {
         flush_port(pmd, port);
@@ -665,6 +669,24 @@ rule_selected(const struct sp_rule *rule, const struct sp_flow_spec *spec,
                   : rule_within(rule, &spec->match);
 }
 
+/* The match (and priority) of a strict or loose command; a strict one
+ * takes the match as the classifier keeps it, its key ANDed with its
+ * mask, to compare with the rules' own. */
+static int
+parse_selection(struct sp_dp *dp, const char *text, bool strict,
+                struct sp_flow_spec *spec, struct sp_err *err)
+{
+    const struct sp_rule *r;
+
+    if (sp_flow_parse_match(text, spec, err)) {
+        return -1;
+    }
+    if (strict && (r = sp_cls_find(dp->cls, &spec->match, spec->priority))) {
+        spec->match = r->match;
+    }
+    return 0;
+}
+
 int
 sp_dp_flow_del_matching(struct sp_dp *dp, const char *text, bool strict,
                         unsigned *deleted, struct sp_err *err)
@@ -675,17 +697,8 @@ sp_dp_flow_del_matching(struct sp_dp *dp, const char *text, bool strict,
     unsigned n = 0, n_all = 0;
 
     *deleted = 0;
-    if (sp_flow_parse_match(text, &spec, err)) {
+    if (parse_selection(dp, text, strict, &spec, err)) {
         return -1;
-    }
-    if (strict) {
-        /* The classifier keeps the match ANDed with its mask. */
-        const struct sp_rule *r =
-            sp_cls_find(dp->cls, &spec.match, spec.priority);
-
-        if (r) {
-            spec.match = r->match;
-        }
     }
     pthread_mutex_lock(&dp->del_lock);
     rules = sp_cls_rules(dp->cls);
@@ -752,16 +765,8 @@ sp_dp_flow_mod(struct sp_dp *dp, const char *text, bool strict,
     int rc = 0;
 
     *modified = 0;
-    if (sp_flow_parse_match(text, &spec, err)) {
+    if (parse_selection(dp, text, strict, &spec, err)) {
         return -1;
-    }
-    if (strict) {
-        const struct sp_rule *r =
-            sp_cls_find(dp->cls, &spec.match, spec.priority);
-
-        if (r) {
-            spec.match = r->match;
-        }
     }
     pthread_mutex_lock(&dp->del_lock);
     all = sp_cls_rules(dp->cls);
