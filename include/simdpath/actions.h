@@ -99,20 +99,6 @@ unsigned sp_actions_pool_count(struct sp_actions_pool *pool);
 int sp_actions_format(const struct sp_actions *actions, char *buf,
                       size_t size);
 
-/*
- * Packets and bytes (as received, before any action) the actions were
- * applied to: the rule's traffic. Each PMD thread counts on a stripe of its
- * own (sp_action_ctx.stripe), so counting shares no cache line between
- * threads; this sums the stripes. A rule whose actions were replaced
- * starts from zero.
- */
-struct sp_actions_stats {
-    uint64_t packets, bytes;
-};
-#define SP_ACTIONS_STRIPES 4
-void sp_actions_stats(const struct sp_actions *actions,
-                      struct sp_actions_stats *out);
-
 /* Bytes of headroom in front of pkt->data that executing needs in every
  * packet (4 per push_vlan). */
 uint32_t sp_actions_headroom(const struct sp_actions *actions);
@@ -151,10 +137,6 @@ struct sp_action_ctx {
     /* Gives back a packet that was dropped. */
     void (*free)(struct sp_action_ctx *ctx, struct sp_packet *pkt);
     void *aux;
-    /* The stripe of the rules' counters this thread writes; with
-     * stripe_shared (more threads than stripes) the adds are atomic. */
-    unsigned stripe;
-    bool stripe_shared;
     uint64_t drops[SP_DROP_COUNT]; /* packets dropped, per reason */
 };
 

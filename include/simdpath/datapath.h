@@ -161,12 +161,17 @@ int sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err);
  * n_packets=N, n_bytes=N, idle_age=S, priority=P,MATCH,actions=..." (which
  * flow-add takes back: it ignores the counters); -1 on no memory. */
 int sp_dp_flows_dump(struct sp_dp *dp, FILE *out);
+/* A rule's traffic: packets, and bytes as received, summed over the PMD
+ * threads (flow-dump's n_packets and n_bytes). */
+struct sp_dp_flow_stats {
+    uint64_t packets, bytes;
+};
 /* Calls fn for every rule in precedence order, while no rule can be
  * deleted (fn must not add or delete rules); -1 on no memory. The OpenFlow
- * channel's listing, with each rule's counters (sp_actions_stats). */
+ * channel's listing, with each rule's counters. */
 typedef void sp_dp_flow_fn(void *aux, const struct sp_match *match,
-                           uint32_t priority,
-                           const struct sp_actions *actions);
+                           uint32_t priority, const struct sp_actions *actions,
+                           const struct sp_dp_flow_stats *stats);
 int sp_dp_flows_foreach(struct sp_dp *dp, sp_dp_flow_fn *fn, void *aux);
 unsigned sp_dp_flow_count(struct sp_dp *dp);
 

@@ -98,14 +98,7 @@ struct sp_step {
 /* No output step. */
 #define SP_NO_OUTPUT UINT32_MAX
 
-/* One thread's counts of a rule's traffic, on a line of its own. */
-struct sp_actions_stripe {
-    uint64_t packets, bytes;
-} __attribute__((aligned(64)));
-
 struct sp_actions {
-    /* The one mutable part, written by the PMD threads. */
-    struct sp_actions_stripe *stats; /* SP_ACTIONS_STRIPES */
     uint32_t n_actions;
     uint32_t n_steps;
     uint32_t last_output; /* index of the last output step */

@@ -485,8 +485,6 @@ pmd_create(struct sp_dp *dp, unsigned index, struct sp_err *err)
         .clone = actions_clone,
         .free = actions_free,
         .aux = pmd,
-        .stripe = index,
-        .stripe_shared = dp->config.n_pmds > SP_ACTIONS_STRIPES,
     };
     return pmd;
 }
@@ -968,7 +966,12 @@ sp_dp_flows_foreach(struct sp_dp *dp, sp_dp_flow_fn *fn, void *aux)
     pthread_mutex_lock(&dp->del_lock);
     rules = sp_cls_rules(dp->cls);
     for (unsigned i = 0; rules && rules[i]; i++) {
-        fn(aux, &rules[i]->match, rules[i]->priority, rules[i]->actions);
+        struct sp_dp_flow_stats stats;
+        uint64_t used;
+
+        rule_stats(dp, rules[i], &stats.packets, &stats.bytes, &used);
+        fn(aux, &rules[i]->match, rules[i]->priority, rules[i]->actions,
+           &stats);
     }
     pthread_mutex_unlock(&dp->del_lock);
     if (!rules) {
