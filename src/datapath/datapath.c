@@ -657,32 +657,34 @@ rule_within(const struct sp_rule *rule, const struct sp_match *match)
     return true;
 }
 
-/* Whether flows[i] is what a (strict or loose) command names. */
-static bool
-rule_selected(const struct sp_rule *rule, const struct sp_flow_spec *spec,
-              bool strict)
+/* The rules a command selects, in a new NULL-terminated array (NULL on no
+ * memory); under del_lock. A strict one is looked up, not searched for,
+ * so that replacing rules one by one (OpenFlow's adds) stays fast. */
+static const struct sp_rule **
+select_rules(struct sp_dp *dp, const struct sp_flow_spec *spec, bool strict,
+             unsigned *n)
 {
-    return strict ? rule->priority == spec->priority &&
-                        !memcmp(&rule->match, &spec->match, sizeof spec->match)
-                  : rule_within(rule, &spec->match);
-}
+    const struct sp_rule **rules;
 
-/* The match (and priority) of a strict or loose command; a strict one
- * takes the match as the classifier keeps it, its key ANDed with its
- * mask, to compare with the rules' own. */
-static int
-parse_selection(struct sp_dp *dp, const char *text, bool strict,
-                struct sp_flow_spec *spec, struct sp_err *err)
-{
-    const struct sp_rule *r;
-
-    if (sp_flow_parse_match(text, spec, err)) {
-        return -1;
+    *n = 0;
+    if (strict) {
+        rules = calloc(2, sizeof *rules);
+        if (rules &&
+            (rules[0] = sp_cls_find(dp->cls, &spec->match, spec->priority))) {
+            *n = 1;
+        }
+        return rules;
     }
-    if (strict && (r = sp_cls_find(dp->cls, &spec->match, spec->priority))) {
-        spec->match = r->match;
+    rules = sp_cls_rules(dp->cls);
+    for (size_t i = 0; rules && rules[i]; i++) {
+        if (rule_within(rules[i], &spec->match)) {
+            rules[(*n)++] = rules[i];
+        }
     }
-    return 0;
+    if (rules) {
+        rules[*n] = NULL;
+    }
+    return rules;
 }
 
 int
@@ -691,31 +693,25 @@ sp_dp_flow_del_matching(struct sp_dp *dp, const char *text, bool strict,
 {
     struct sp_flow_spec spec;
     const struct sp_rule **rules;
-    struct flow_line **lines;
-    unsigned n = 0, n_all = 0;
+    struct flow_line **lines = NULL;
+    unsigned n;
 
     *deleted = 0;
-    if (parse_selection(dp, text, strict, &spec, err)) {
+    if (sp_flow_parse_match(text, &spec, err)) {
         return -1;
     }
     pthread_mutex_lock(&dp->del_lock);
-    rules = sp_cls_rules(dp->cls);
-    for (size_t i = 0; rules && rules[i]; i++) {
-        n_all++;
-    }
-    lines = malloc((n_all ? n_all : 1) * sizeof *lines);
-    if (!rules || !lines) {
+    rules = select_rules(dp, &spec, strict, &n);
+    lines = rules ? malloc((n ? n : 1) * sizeof *lines) : NULL;
+    if (!lines) {
         pthread_mutex_unlock(&dp->del_lock);
         free(rules);
-        free(lines);
         return sp_err_set_at(err, 1, "out of memory");
     }
-    for (unsigned i = 0; i < n_all; i++) {
-        if (rule_selected(rules[i], &spec, strict)) {
-            lines[n++] = rules[i]->aux;
-            /* The actions go with the rule, after a grace period. */
-            sp_cls_remove(dp->cls, rules[i]);
-        }
+    for (unsigned i = 0; i < n; i++) {
+        lines[i] = rules[i]->aux;
+        /* The actions go with the rule, after a grace period. */
+        sp_cls_remove(dp->cls, rules[i]);
     }
     pthread_mutex_unlock(&dp->del_lock);
     free(rules);
@@ -758,37 +754,30 @@ sp_dp_flow_mod(struct sp_dp *dp, const char *text, bool strict,
 {
     struct sp_flow_spec spec, rule_spec;
     const struct sp_actions **lists = NULL;
-    const struct sp_rule **all, **rules = NULL;
-    unsigned n = 0, n_all = 0;
+    const struct sp_rule **rules;
+    unsigned n = 0, n_selected;
     int rc = 0;
 
     *modified = 0;
-    if (parse_selection(dp, text, strict, &spec, err)) {
+    if (sp_flow_parse_match(text, &spec, err)) {
         return -1;
     }
     pthread_mutex_lock(&dp->del_lock);
-    all = sp_cls_rules(dp->cls);
-    for (size_t i = 0; all && all[i]; i++) {
-        n_all++;
-    }
-    lists = malloc((n_all ? n_all : 1) * sizeof *lists);
-    rules = malloc((n_all ? n_all : 1) * sizeof *rules);
-    if (!all || !lists || !rules) {
+    rules = select_rules(dp, &spec, strict, &n_selected);
+    lists =
+        rules ? malloc((n_selected ? n_selected : 1) * sizeof *lists) : NULL;
+    if (!lists) {
         rc = sp_err_set_at(err, 1, "out of memory");
     }
     /* Every rule's new list first, compiled for its own match: an error
      * changes nothing. */
-    for (unsigned i = 0; !rc && i < n_all; i++) {
-        const struct sp_rule *rule = all[i];
-
-        if (!rule_selected(rule, &spec, strict)) {
-            continue;
-        }
-        if (parse_rule(dp, text, &rule_spec, &rule->match, &lists[n], err)) {
+    for (unsigned i = 0; !rc && i < n_selected; i++) {
+        if (parse_rule(dp, text, &rule_spec, &rules[i]->match, &lists[n],
+                       err)) {
             rc = -1;
             break;
         }
-        rules[n++] = rule;
+        n++;
     }
     if (!rc && !n) {
         rc = sp_err_set_at(err, 1, "no rule matches%s (flow-dump lists them)",
@@ -814,7 +803,6 @@ sp_dp_flow_mod(struct sp_dp *dp, const char *text, bool strict,
     for (unsigned i = 0; i < n; i++) {
         sp_actions_release(lists[i]);
     }
-    free(all);
     free(lists);
     free(rules);
     *modified = n;
