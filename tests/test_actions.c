@@ -909,11 +909,51 @@ test_random_ipv4_lists(void **state)
     }
 }
 
+/* The pool shares equal compiled lists only: the same text compiled for
+ * another match (mod_tp_src's checksum depends on the protocol) is a list
+ * of its own; the last release frees. */
+static void
+test_pool(void **state)
+{
+    (void)state;
+    struct sp_actions_pool *pool = sp_actions_pool_create();
+    struct sp_match udp, tcp;
+    const struct sp_actions *a, *b, *c, *d;
+
+    assert_non_null(pool);
+    match_init(&udp, 0x0800, 17, false);
+    match_init(&tcp, 0x0800, 6, false);
+    a = sp_actions_intern(pool, parse_ok("dec_ttl,output:2", &udp));
+    b = sp_actions_intern(pool, parse_ok("dec_ttl, output:2", &tcp));
+    c = sp_actions_intern(pool, parse_ok("mod_tp_src:9,output:2", &udp));
+    d = sp_actions_intern(pool, parse_ok("mod_tp_src:9,output:2", &tcp));
+    assert_ptr_equal(a, b);
+    assert_ptr_not_equal(a, c);
+    assert_ptr_not_equal(c, d);
+    assert_int_equal(sp_actions_pool_count(pool), 3);
+    for (unsigned i = 0; i < 200; i++) {
+        char text[64];
+
+        snprintf(text, sizeof text, "mod_nw_tos:%u,output:1", (i % 64) * 4);
+        sp_actions_intern(pool, parse_ok(text, &udp));
+    }
+    assert_int_equal(sp_actions_pool_count(pool), 3 + 64);
+    sp_actions_release(a);
+    assert_int_equal(sp_actions_pool_count(pool), 3 + 64);
+    sp_actions_release(b);
+    assert_int_equal(sp_actions_pool_count(pool), 2 + 64);
+    sp_actions_release(c);
+    sp_actions_release(d);
+    assert_int_equal(sp_actions_pool_count(pool), 64);
+    sp_actions_pool_destroy(pool); /* frees the rest */
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_and_format),
+        cmocka_unit_test(test_pool),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test_teardown(test_outputs, reset_dispatch),
         cmocka_unit_test_teardown(test_drops, reset_dispatch),

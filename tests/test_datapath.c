@@ -375,28 +375,36 @@ struct rule_counts {
 
 static void
 add_counts(void *aux, const struct sp_match *match, uint32_t priority,
-           const struct sp_actions *actions)
+           const struct sp_actions *actions, const struct sp_dp_flow_stats *s)
 {
     struct rule_counts *c = aux;
-    struct sp_actions_stats s;
 
-    sp_actions_stats(actions, &s);
-    c->packets += s.packets;
-    c->bytes += s.bytes;
+    (void)actions;
+    c->packets += s->packets;
+    c->bytes += s->bytes;
     c->rules++;
     if (priority == 30 && match->key.dl_type == htons(0x0806)) {
-        c->arp_packets = s.packets;
-        c->arp_bytes = s.bytes;
+        c->arp_packets = s->packets;
+        c->arp_bytes = s->bytes;
     }
 }
 
-/* Each rule counts the packets and bytes (as received) it took, whether
- * its threads own their counter stripes (1, 2 threads) or share them (more
- * threads than stripes). */
+/* Rules two by two with equal actions, which share one action list. */
+static const char *const sharing_rules[] = {
+    "priority=30,in_port=1,arp,actions=output:2",
+    "priority=10,in_port=1,ip,actions=output:2",
+    "priority=20,in_port=1,udp,actions=output:3",
+    "priority=30,in_port=1,ipv6,actions=output:3",
+    NULL,
+};
+
+/* sp_dp_flows_foreach gives each rule the packets and bytes (as received)
+ * it took, with one PMD thread and several, also when rules share their
+ * action list. */
 static void
-test_rule_counters(void **state)
+test_foreach_counters(void **state)
 {
-    static const unsigned pmds[] = {1, 2, SP_ACTIONS_STRIPES + 1};
+    static const unsigned pmds[] = {1, 2, 5};
 
     (void)state;
     for (unsigned t = 0; t < sizeof pmds / sizeof *pmds; t++) {
@@ -407,7 +415,7 @@ test_rule_counters(void **state)
 
         sim_reset();
         make_traffic(2000);
-        dp = make_dp(forwarding_rules, pmds[t]);
+        dp = make_dp(sharing_rules, pmds[t]);
         run_to_end(dp);
         sp_dp_port_stats(dp, 1, &p1);
         assert_int_equal(sp_dp_flows_foreach(dp, add_counts, &c), 0);
@@ -783,6 +791,13 @@ test_flow_dump_order(void **state)
                      0);
     assert_int_equal(sp_dp_flows_dump(dp, out), 0);
     fclose(out);
+    /* Each line's counters (new rules: no packets) before the rule. */
+    for (char *line = text, *rule; *line; line = strchr(line, '\n') + 1) {
+        rule = strstr(line, "priority=");
+        assert_non_null(rule);
+        assert_non_null(strstr(line, ", n_packets=0, n_bytes=0, "));
+        memmove(line, rule, strlen(rule) + 1);
+    }
     assert_string_equal(text, "priority=9,ip,nw_src=10.0.0.4,actions=drop\n"
                               "priority=5,ip,nw_dst=10.0.0.1,actions=drop\n"
                               "priority=5,ip,nw_src=10.0.0.5,actions=drop\n"
@@ -822,12 +837,342 @@ test_flow_dump_round_trip(void **state)
     sp_dp_destroy(again);
 }
 
+/* The profile of a PMD: its stages add up to its busy cycles exactly,
+ * it counts what that PMD processed and nothing while off, and a clear of
+ * the profile leaves the other counters alone. */
+static void
+test_profile(void **state)
+{
+    (void)state;
+    struct sp_dp_pmd_perf perf, other;
+    struct sp_dp_pmd_stats stats;
+    uint64_t stages = 0;
+    struct sp_dp *dp;
+
+    for (int on = 0; on < 2; on++) {
+        sim_reset();
+        make_traffic(2000);
+        dp = make_dp(forwarding_rules, 2);
+        sp_dp_perf_enable(dp, on);
+        assert_int_equal(sp_dp_perf_enabled(dp), on);
+        run_to_end(dp);
+        sp_dp_pmd_perf(dp, 0, &perf);
+        sp_dp_pmd_stats(dp, 0, &stats);
+        assert_int_equal(stats.packets, 2000);
+        if (!on) {
+            assert_int_equal(perf.packets + perf.busy_cycles, 0);
+            sp_dp_destroy(dp);
+            continue;
+        }
+        assert_int_equal(perf.packets, stats.packets);
+        assert_int_equal(perf.batches, stats.batches);
+        assert_int_equal(perf.busy_cycles, stats.busy_cycles);
+        for (unsigned s = 0; s < SP_DP_STAGE_COUNT; s++) {
+            /* Every stage of every burst reads the clock once. */
+            assert_true(perf.stage_cycles[s] >= perf.batches);
+            stages += perf.stage_cycles[s];
+        }
+        assert_int_equal(stages, perf.busy_cycles);
+        sp_dp_pmd_perf(dp, 1, &other);
+        assert_int_equal(other.packets + other.busy_cycles + other.batches, 0);
+        sp_dp_perf_clear(dp);
+        sp_dp_pmd_perf(dp, 0, &perf);
+        sp_dp_pmd_stats(dp, 0, &stats);
+        assert_int_equal(perf.packets + perf.busy_cycles + perf.idle_cycles,
+                         0);
+        for (unsigned s = 0; s < SP_DP_STAGE_COUNT; s++) {
+            assert_int_equal(perf.stage_cycles[s], 0);
+        }
+        assert_int_equal(stats.packets, 2000);
+        sp_dp_destroy(dp);
+    }
+    assert_int_equal(sim.live_buffers, 0);
+    sim_reset();
+}
+
+/* count UDP frames, frame i from source port 1000 + i % flows. */
+static void
+make_udp_flows(unsigned count, unsigned flows)
+{
+    static uint8_t storage[MAX_FRAMES][64];
+
+    for (unsigned i = 0; i < count; i++) {
+        uint8_t *f = storage[i];
+
+        memset(f, 0, 64);
+        memcpy(f, "\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x08\x00", 14);
+        f[14] = 0x45;
+        sp_test_put_be16(f + 16, 46);
+        f[22] = 64;
+        f[23] = 17;
+        memcpy(f + 26, "\x0a\0\0\x01\x0a\0\0\x02", 8);
+        sp_test_put_be16(f + 34, (uint16_t)(1000 + i % flows));
+        sp_test_put_be16(f + 36, 80);
+        sp_test_put_be16(f + 38, 26);
+        set_ipv4_checksum(f, 64);
+        sim.in[i] = (struct frame){f, 64};
+    }
+    sim.n_in = count;
+}
+
+/* N exact rules with the same actions run as one group per burst, as one
+ * rule does; rules with two different lists as two. */
+static void
+test_equal_actions_one_group(void **state)
+{
+    (void)state;
+    static const char *const none[] = {NULL};
+    struct sp_dp_pmd_stats stats;
+    struct sp_dp_port_stats p2, p3;
+    struct sp_err err;
+
+    for (unsigned lists = 1; lists <= 2; lists++) {
+        struct sp_dp *dp = make_dp(none, 1);
+
+        sim_reset();
+        make_udp_flows(3200, 100);
+        for (unsigned r = 0; r < 100; r++) {
+            char rule[128];
+
+            snprintf(rule, sizeof rule,
+                     "udp,tp_src=%u,actions=dec_ttl,output:%u", 1000 + r,
+                     lists == 2 && r % 2 ? 3 : 2);
+            assert_int_equal(sp_dp_flow_add(dp, rule, &err), 0);
+        }
+        run_to_end(dp);
+        assert_conserved(dp);
+        sp_dp_pmd_stats(dp, 0, &stats);
+        sp_dp_port_stats(dp, 2, &p2);
+        sp_dp_port_stats(dp, 3, &p3);
+        assert_int_equal(p2.tx + p3.tx, 3200);
+        assert_int_equal(p3.tx, lists == 2 ? 1600 : 0);
+        /* Every burst holds both lists' packets (frames alternate). */
+        assert_int_equal(stats.groups, lists * stats.batches);
+        sp_dp_destroy(dp);
+    }
+    assert_int_equal(sim.live_buffers, 0);
+    sim_reset();
+}
+
+/* flow-dump's text, to be freed. */
+static char *
+dump_text(struct sp_dp *dp)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+
+    sp_dp_flows_dump(dp, out);
+    fclose(out);
+    return text;
+}
+
+/* The counters of the dumped rule whose text ends the line with 'rule'
+ * (priority=...,MATCH,actions=...); fails when there is none. */
+static void
+rule_counters(const char *dump, const char *rule, unsigned long long *packets,
+              unsigned long long *bytes)
+{
+    for (const char *line = dump; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        size_t rlen = strlen(rule);
+        double duration;
+        unsigned long long idle;
+        int used = 0;
+
+        if (len > rlen && !strncmp(line + len - rlen, rule, rlen)) {
+            assert_int_equal(sscanf(line,
+                                    " duration=%lfs, n_packets=%llu, "
+                                    "n_bytes=%llu, idle_age=%llu, %n",
+                                    &duration, packets, bytes, &idle, &used),
+                             4);
+            assert_int_equal(used, (int)(len - rlen));
+            assert_true(duration >= 0 && (double)idle <= duration + 1);
+            return;
+        }
+        line += len + (end != NULL);
+    }
+    fail_msg("no rule '%s' in the dump:\n%s", rule, dump);
+}
+
+/* Rule counters are exact after a known traffic, per rule, whatever the
+ * grouping; a dump reads back as the same rules. */
+static void
+test_rule_counters(void **state)
+{
+    (void)state;
+    static const char *const none[] = {NULL};
+    struct sp_dp *dp = make_dp(none, 1), *again;
+    struct sp_err err;
+    unsigned long long packets, bytes;
+    char *text, *line, *save = NULL;
+
+    sim_reset();
+    make_udp_flows(3000, 100);
+    for (unsigned r = 0; r < 101; r++) {
+        char rule[128];
+
+        snprintf(rule, sizeof rule,
+                 "priority=10,udp,tp_src=%u,actions=dec_ttl,output:2",
+                 1000 + r);
+        assert_int_equal(sp_dp_flow_add(dp, rule, &err), 0);
+    }
+    run_to_end(dp);
+    text = dump_text(dp);
+    for (unsigned r = 0; r < 101; r++) {
+        char rule[128];
+
+        snprintf(rule, sizeof rule,
+                 "priority=10,udp,tp_src=%u,actions=dec_ttl,output:2",
+                 1000 + r);
+        rule_counters(text, rule, &packets, &bytes);
+        /* Frame i is of flow i % 100: 30 each, rule 100 none. */
+        assert_int_equal(packets, r < 100 ? 30 : 0);
+        assert_int_equal(bytes, packets * 64);
+    }
+    again = make_dp(none, 1);
+    for (line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        if (sp_dp_flow_add(again, line, &err)) {
+            fail_msg("dumped rule '%s' does not parse: %s", line, err.msg);
+        }
+    }
+    assert_int_equal(sp_dp_flow_count(again), 101);
+    free(text);
+    sp_dp_destroy(again);
+    sp_dp_destroy(dp);
+    assert_int_equal(sim.live_buffers, 0);
+    sim_reset();
+}
+
+/* flow-del as ovs-ofctl del-flows: --strict takes the rule with exactly
+ * this match and priority, the loose form every rule within the match,
+ * whatever its priority. */
+static void
+test_flow_del_strict_and_loose(void **state)
+{
+    (void)state;
+    static const char *const rules[] = {
+        "priority=10,udp,tp_src=1000,actions=output:2",
+        "priority=20,udp,tp_src=1000,actions=output:2",
+        "priority=10,udp,tp_src=1001,actions=output:2",
+        "priority=10,tcp,tp_src=1000,actions=output:2",
+        "priority=30,ip,actions=output:3",
+        "priority=5,arp,actions=output:3",
+        NULL,
+    };
+    struct sp_dp *dp = make_dp(rules, 1);
+    struct sp_err err;
+    unsigned n;
+    char *text;
+
+    /* Strict: the priority must be the rule's. */
+    assert_int_equal(sp_dp_flow_del_matching(dp, "udp,tp_src=1000,priority=15",
+                                             true, &n, &err),
+                     0);
+    assert_int_equal(n, 0);
+    assert_int_equal(sp_dp_flow_del(dp, "udp,tp_src=1000,priority=15", &err),
+                     -1);
+    assert_non_null(strstr(err.msg, "no rule with this match"));
+    /* Strict: the match must be the rule's, not one within it. */
+    assert_int_equal(
+        sp_dp_flow_del_matching(dp, "priority=30,udp", true, &n, &err), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(sp_dp_flow_del_matching(dp, "udp,tp_src=1000,priority=20",
+                                             true, &n, &err),
+                     0);
+    assert_int_equal(n, 1);
+    text = dump_text(dp);
+    assert_null(strstr(text, "priority=20,"));
+    assert_non_null(strstr(text, "priority=10,udp,tp_src=1000,"));
+    free(text);
+    /* Loose: every priority, every rule within it. */
+    assert_int_equal(sp_dp_flow_del_matching(dp, "udp,tp_src=1000,priority=99",
+                                             false, &n, &err),
+                     0);
+    assert_int_equal(n, 1);
+    assert_int_equal(sp_dp_flow_count(dp), 4);
+    assert_int_equal(sp_dp_flow_del_matching(dp, "ip", false, &n, &err), 0);
+    assert_int_equal(n, 3); /* udp, tcp and ip itself */
+    text = dump_text(dp);
+    assert_non_null(strstr(text, "priority=5,arp,actions=output:3"));
+    free(text);
+    assert_int_equal(sp_dp_flow_del_matching(dp, "tcp", false, &n, &err), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(sp_dp_flow_del_matching(dp, "", false, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(sp_dp_flow_count(dp), 0);
+    sp_dp_destroy(dp);
+}
+
+/* flow-mod swaps a rule's actions under traffic: no packet goes without a
+ * rule or is lost, both lists forwarded, and the rule's counters went on
+ * counting across the changes. Refused changes change nothing. */
+static void
+test_flow_mod_under_traffic(void **state)
+{
+    (void)state;
+    static const char *const rules[] = {
+        "priority=10,udp,actions=output:2",
+        NULL,
+    };
+    struct pmd_thread t;
+    struct sp_dp *dp;
+    struct sp_err err;
+    struct sp_dp_port_stats p1, p2, p3;
+    unsigned long long packets, bytes;
+    unsigned n;
+    char *text;
+
+    sim_reset();
+    make_udp_flows(500, 7);
+    sim.endless = true;
+    dp = make_dp(rules, 1);
+    assert_int_equal(
+        sp_dp_flow_mod(dp, "udp,actions=output:9", false, &n, &err), -1);
+    assert_int_equal(
+        sp_dp_flow_mod(dp, "priority=11,udp,actions=output:3", true, &n, &err),
+        -1);
+    assert_non_null(strstr(err.msg, "no rule matches"));
+    t = (struct pmd_thread){dp, 0, 0};
+    assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
+    for (unsigned round = 0; round < 100; round++) {
+        char rule[64];
+        uint64_t before = total_rx(dp);
+
+        snprintf(rule, sizeof rule, "%sudp,actions=dec_ttl,output:%u",
+                 round % 3 ? "priority=10," : "", 2 + round % 2);
+        assert_int_equal(sp_dp_flow_mod(dp, rule, round % 3, &n, &err), 0);
+        assert_int_equal(n, 1);
+        while (total_rx(dp) == before) {
+            usleep(100);
+        }
+    }
+    sp_dp_stop(dp);
+    pthread_join(t.thread, NULL);
+    assert_int_equal(assert_conserved(dp), 0);
+    sp_dp_port_stats(dp, 1, &p1);
+    sp_dp_port_stats(dp, 2, &p2);
+    sp_dp_port_stats(dp, 3, &p3);
+    assert_true(p2.tx > 0 && p3.tx > 0);
+    assert_int_equal(p1.rx, p2.tx + p3.tx);
+    text = dump_text(dp);
+    rule_counters(text, "priority=10,udp,actions=dec_ttl,output:3", &packets,
+                  &bytes);
+    assert_int_equal(packets, p1.rx);
+    free(text);
+    sp_dp_destroy(dp);
+    assert_int_equal(sim.live_buffers, 0);
+    sim_reset();
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forwarding),
-        cmocka_unit_test(test_rule_counters),
+        cmocka_unit_test(test_foreach_counters),
         cmocka_unit_test(test_identical_across_variants),
         cmocka_unit_test(test_tx_refused_is_counted),
         cmocka_unit_test(test_lost_and_uncopied_are_counted),
@@ -837,6 +1182,11 @@ main(void)
         cmocka_unit_test(test_drop_names),
         cmocka_unit_test(test_flow_dump_order),
         cmocka_unit_test(test_flow_dump_round_trip),
+        cmocka_unit_test(test_profile),
+        cmocka_unit_test(test_equal_actions_one_group),
+        cmocka_unit_test(test_rule_counters),
+        cmocka_unit_test(test_flow_del_strict_and_loose),
+        cmocka_unit_test(test_flow_mod_under_traffic),
     };
 
     return cmocka_run_group_tests_name("datapath", tests, NULL, NULL);

@@ -72,25 +72,32 @@ int sp_actions_parse(const char *text, const struct sp_match *match,
 
 void sp_actions_free(struct sp_actions *actions);
 
+/*
+ * A pool of shared action lists: rules whose compiled lists are equal (the
+ * same bytes: they act alike on every packet and print alike) share one,
+ * so the datapath runs their packets as one group. Thread-safe.
+ */
+struct sp_actions_pool;
+
+struct sp_actions_pool *sp_actions_pool_create(void);
+/* Frees the pool and every list still in it. */
+void sp_actions_pool_destroy(struct sp_actions_pool *pool);
+/* Takes 'actions' (from sp_actions_parse) and returns the pool's list equal
+ * to it, freeing 'actions', or 'actions' itself, now in the pool; either
+ * with one more reference. */
+const struct sp_actions *sp_actions_intern(struct sp_actions_pool *pool,
+                                           struct sp_actions *actions);
+/* Drops a reference of a pooled list; the last one frees it, so the
+ * caller calls it once no reader can see the list. */
+void sp_actions_release(const struct sp_actions *actions);
+/* Lists in the pool. */
+unsigned sp_actions_pool_count(struct sp_actions_pool *pool);
+
 /* Writes the actions in the syntax sp_actions_parse() reads, as snprintf
  * does: returns the length of the whole text, writes at most size bytes
  * including the terminating NUL. */
 int sp_actions_format(const struct sp_actions *actions, char *buf,
                       size_t size);
-
-/*
- * Packets and bytes (as received, before any action) the actions were
- * applied to: the rule's traffic. Each PMD thread counts on a stripe of its
- * own (sp_action_ctx.stripe), so counting shares no cache line between
- * threads; this sums the stripes. A rule whose actions were replaced
- * starts from zero.
- */
-struct sp_actions_stats {
-    uint64_t packets, bytes;
-};
-#define SP_ACTIONS_STRIPES 4
-void sp_actions_stats(const struct sp_actions *actions,
-                      struct sp_actions_stats *out);
 
 /* Bytes of headroom in front of pkt->data that executing needs in every
  * packet (4 per push_vlan). */
@@ -130,10 +137,6 @@ struct sp_action_ctx {
     /* Gives back a packet that was dropped. */
     void (*free)(struct sp_action_ctx *ctx, struct sp_packet *pkt);
     void *aux;
-    /* The stripe of the rules' counters this thread writes; with
-     * stripe_shared (more threads than stripes) the adds are atomic. */
-    unsigned stripe;
-    bool stripe_shared;
     uint64_t drops[SP_DROP_COUNT]; /* packets dropped, per reason */
 };
 

@@ -45,6 +45,7 @@ struct sp_rule {
     uint32_t priority;     /* higher wins */
     uint64_t seq;          /* insertion order: equal priorities, lower wins */
     const struct sp_actions *actions;
+    void *aux; /* the inserter's (sp_cls_insert_aux), e.g. counters */
 };
 
 struct sp_cls;
@@ -69,6 +70,13 @@ const struct sp_rule *sp_cls_insert(struct sp_cls *cls,
                                     uint32_t priority,
                                     const struct sp_actions *actions,
                                     struct sp_err *err);
+
+/* sp_cls_insert, with rule->aux set before any lookup can see the rule. */
+const struct sp_rule *sp_cls_insert_aux(struct sp_cls *cls,
+                                        const struct sp_match *match,
+                                        uint32_t priority,
+                                        const struct sp_actions *actions,
+                                        void *aux, struct sp_err *err);
 
 /* Removes a rule sp_cls_insert returned; it is freed after a grace period. */
 void sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The datapath: ports polled by PMD threads, each batch going through
- * miniflow extract -> hash -> EMC -> classifier -> group by rule -> actions
+ * miniflow extract -> hash -> EMC -> classifier -> group by action list ->
+ * actions
  * -> batch copy into per-port tx batches. Packet I/O comes in through
  * struct sp_io_ops, so the same loop runs on DPDK ports and, in tests, on
  * ports simulated in memory.
@@ -54,6 +55,7 @@ struct sp_dp_config {
     unsigned n_rxq;               /* receive queues per port */
     uint32_t emc_entries;         /* per PMD; 0 disables the EMC */
     uint32_t emc_insert_inv_prob; /* insert one miss in N */
+    bool profile;                 /* the per-stage profile from the start */
 };
 
 #define SP_DP_DEFAULT_EMC_ENTRIES  8192
@@ -93,7 +95,35 @@ struct sp_dp_pmd_stats {
     uint64_t packets, batches;
     uint64_t emc_hits, classifier_hits, misses;
     uint64_t parse_errors; /* packets whose parse stopped early */
+    uint64_t groups;       /* action groups run, one per action list and
+                            * burst: rules with equal lists share one */
     uint64_t busy_cycles, idle_cycles;
+};
+
+/* The stages of a burst the profile times, in pipeline order. */
+enum sp_dp_stage {
+    SP_DP_STAGE_RX,         /* the receive call that brought the burst */
+    SP_DP_STAGE_PARSE,      /* miniflow extract, parse error count */
+    SP_DP_STAGE_EMC,        /* hash and EMC lookup */
+    SP_DP_STAGE_CLASSIFIER, /* classifier for the EMC misses, insertion */
+    SP_DP_STAGE_ACTIONS,    /* grouping, actions, counters, no-match drops */
+    SP_DP_STAGE_TX,         /* sending every port's batch */
+    SP_DP_STAGE_COUNT
+};
+
+/* "receive", "parse", ...: the name of a stage. */
+const char *sp_dp_stage_name(unsigned stage);
+
+/*
+ * The per-stage profile of one PMD, over the bursts it processed while the
+ * profile was on: the stages' cycles add up to busy_cycles exactly (each
+ * stage ends where the next starts). idle_cycles are those of receive
+ * calls that brought nothing, while on.
+ */
+struct sp_dp_pmd_perf {
+    uint64_t packets, batches;
+    uint64_t busy_cycles, idle_cycles;
+    uint64_t stage_cycles[SP_DP_STAGE_COUNT];
 };
 
 struct sp_dp;
@@ -108,19 +138,40 @@ int sp_dp_flow_add(struct sp_dp *dp, const char *rule, struct sp_err *err);
 /* Deletes the rule with exactly this match and priority (as ovs-ofctl
  * --strict); the text may end with actions=..., which is ignored. */
 int sp_dp_flow_del(struct sp_dp *dp, const char *match, struct sp_err *err);
+/* As ovs-ofctl del-flows: strict, the rule with exactly this match and
+ * priority; loose, every rule whose match is within this one (each bit it
+ * fixes fixed alike; priority ignored; an empty match takes every rule).
+ * *deleted tells how many (0 is no error). Waits for a grace period: not
+ * from a PMD thread. */
+int sp_dp_flow_del_matching(struct sp_dp *dp, const char *match, bool strict,
+                            unsigned *deleted, struct sp_err *err);
+/* As ovs-ofctl mod-flows: the actions of 'rule' (MATCH,actions=...)
+ * replace those of the rules it selects (strict or loose, as above), each
+ * compiled for its rule's match and swapped whole, so forwarding goes on
+ * without a gap and the counters are kept. No rule selected, or actions
+ * refused for one, is an error that changes nothing. */
+int sp_dp_flow_mod(struct sp_dp *dp, const char *rule, bool strict,
+                   unsigned *modified, struct sp_err *err);
 /* Adds every rule of a file. An error in a line has err->line and
  * err->column, shown by sp_err_text(err, path, ...) as "FILE:LINE:COLUMN:
  * what"; one about the file as a whole names it in err->msg. */
 int sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err);
-/* Prints every rule as sp_dp_flow_add takes it, in precedence order
- * (highest priority first, then the earliest added); -1 on no memory. */
+/* Every rule in precedence order (highest priority first, then the
+ * earliest added), as ovs-ofctl dump-flows prints it: " duration=1.234s,
+ * n_packets=N, n_bytes=N, idle_age=S, priority=P,MATCH,actions=..." (which
+ * flow-add takes back: it ignores the counters); -1 on no memory. */
 int sp_dp_flows_dump(struct sp_dp *dp, FILE *out);
+/* A rule's traffic: packets, and bytes as received, summed over the PMD
+ * threads (flow-dump's n_packets and n_bytes). */
+struct sp_dp_flow_stats {
+    uint64_t packets, bytes;
+};
 /* Calls fn for every rule in precedence order, while no rule can be
  * deleted (fn must not add or delete rules); -1 on no memory. The OpenFlow
- * channel's listing, with each rule's counters (sp_actions_stats). */
+ * channel's listing, with each rule's counters. */
 typedef void sp_dp_flow_fn(void *aux, const struct sp_match *match,
-                           uint32_t priority,
-                           const struct sp_actions *actions);
+                           uint32_t priority, const struct sp_actions *actions,
+                           const struct sp_dp_flow_stats *stats);
 int sp_dp_flows_foreach(struct sp_dp *dp, sp_dp_flow_fn *fn, void *aux);
 unsigned sp_dp_flow_count(struct sp_dp *dp);
 
@@ -139,6 +190,16 @@ void sp_dp_port_stats(struct sp_dp *dp, unsigned port,
                       struct sp_dp_port_stats *out);
 void sp_dp_pmd_stats(struct sp_dp *dp, unsigned pmd,
                      struct sp_dp_pmd_stats *out);
+/* Zeroes every counter, the profile's too. */
 void sp_dp_stats_clear(struct sp_dp *dp);
+
+/* Turns the profile on or off, taking effect at every PMD's next poll;
+ * off, a burst costs two TSC reads (busy and idle cycles), on, seven. */
+void sp_dp_perf_enable(struct sp_dp *dp, bool on);
+bool sp_dp_perf_enabled(struct sp_dp *dp);
+void sp_dp_pmd_perf(struct sp_dp *dp, unsigned pmd,
+                    struct sp_dp_pmd_perf *out);
+/* Zeroes the profile only. */
+void sp_dp_perf_clear(struct sp_dp *dp);
 
 #endif /* SP_DATAPATH_H */

@@ -69,4 +69,18 @@ uint32_t sp_emc_cls_lookup(struct sp_emc *emc, const struct sp_cls *cls,
                            uint32_t *hashes, const struct sp_rule **rules,
                            struct sp_random *rng, uint32_t *emc_hits);
 
+/* sp_emc_cls_lookup in two steps, for a caller that times them apart:
+ * the hash and EMC of the batch under generation *gen (read here), which
+ * returns the hits, then the classifier for the other keys and their EMC
+ * insertion, which returns the keys it found. */
+uint32_t sp_emc_lookup(struct sp_emc *emc, const struct sp_cls *cls,
+                       const struct sp_flow_key *keys, uint32_t n,
+                       uint32_t *hashes, const struct sp_rule **rules,
+                       uint64_t *gen);
+uint32_t sp_emc_cls_misses(struct sp_emc *emc, const struct sp_cls *cls,
+                           uint64_t gen, const struct sp_flow_key *keys,
+                           uint32_t n, uint32_t hits, const uint32_t *hashes,
+                           const struct sp_rule **rules,
+                           struct sp_random *rng);
+
 #endif /* SP_EMC_H */

@@ -29,8 +29,9 @@ int sp_io_eal_check(int argc, char *const *argv, bool *memory,
 /* Refuses a packet pool larger than half of EAL's memory (free hugepages,
  * else SP_IO_NO_HUGE_MB), or DPDK starts only to fail; the operator's own
  * memory size it does not check. */
-int sp_io_eal_pool_check(unsigned n_ports, unsigned n_rxq, unsigned n_pmds,
-                         bool operator_memory, struct sp_err *err);
+/* Its message starts "need a packet pool of ...". */
+int sp_io_eal_pool_check(unsigned mbufs, bool operator_memory,
+                         struct sp_err *err);
 
 /* The CPUs the threads run on (--pmd-cpus, --main-cpu). */
 struct sp_io_cpus {
@@ -79,16 +80,26 @@ void sp_io_cleanup(void);
  * sp_io_start_ports, whose packet pools then have buffers that hold a
  * whole frame of it; call before sp_io_pool_bytes. */
 void sp_io_set_mtu(unsigned mtu);
-/* Creates a packet pool on every NUMA socket that has ports and
- * configures every port with 'rxq' receive queues and 'txq' transmit
- * queues, served from its socket's pool, then starts them. */
-int sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err);
+/* Default descriptors per receive and transmit queue. */
+#define SP_IO_DEFAULT_RXD 1024
+#define SP_IO_DEFAULT_TXD 1024
+/* Creates a packet pool on every NUMA socket that has ports, its share
+ * (by ports) of 'mbufs' buffers (sp_io_pool_mbufs), and configures every
+ * port with 'rxq' receive queues of 'rxd' descriptors and 'txq' transmit
+ * queues of 'txd', served from its socket's pool, then starts them. */
+int sp_io_start_ports(unsigned rxq, unsigned txq, unsigned mbufs, unsigned rxd,
+                      unsigned txd, struct sp_err *err);
 /* DPDK's name of the device a --port gives: the text before the first
  * comma, with the PCI domain added when it was left out. */
 void sp_io_device_name(const char *spec, char *name, size_t size);
-/* The memory that packet pool takes for 'ports' ports; callable before
+/* The buffers the ports need: each queue's descriptors plus bursts in
+ * flight, and 'held' more that devices keep for themselves (net_pcap with
+ * infinite_rx holds one per packet of its capture per queue). */
+unsigned sp_io_pool_mbufs(unsigned ports, unsigned rxq, unsigned txq,
+                          unsigned rxd, unsigned txd, uint64_t held);
+/* The memory a pool of that many buffers takes; callable before
  * sp_io_init, to check that it fits. */
-uint64_t sp_io_pool_bytes(unsigned ports, unsigned rxq, unsigned txq);
+uint64_t sp_io_pool_bytes(unsigned mbufs);
 void sp_io_stop_ports(void);
 /* Warns when PMD thread 'pmd', which polls receive queue 'queue' of
  * 'port', runs on another NUMA socket than the port's device. */

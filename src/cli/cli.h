@@ -19,8 +19,9 @@ int sp_cmd_check(int argc, char **argv);
 int sp_cmd_ctl(int argc, char **argv);
 int sp_cmd_parse_pcap(int argc, char **argv);
 /* Checks that path is a capture of Ethernet frames, the only link type
- * simdpath parses; -1 with err naming the file if not. */
-int sp_cli_pcap_check(const char *path, struct sp_err *err);
+ * simdpath parses; -1 with err naming the file if not. Counts its
+ * packets into *packets unless that is NULL. */
+int sp_cli_pcap_check(const char *path, uint64_t *packets, struct sp_err *err);
 
 /* The options every command that takes options accepts, for its getopt
  * table; sp_cli_common_option() applies one at once. */

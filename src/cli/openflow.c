@@ -253,11 +253,11 @@ struct listing {
 
 static void
 list_rule(void *aux, const struct sp_match *match, uint32_t priority,
-          const struct sp_actions *actions)
+          const struct sp_actions *actions,
+          const struct sp_dp_flow_stats *stats)
 {
     struct listing *l = aux;
     struct sp_of_flow *f;
-    struct sp_actions_stats stats;
     struct meta *e;
 
     if (l->failed) {
@@ -290,9 +290,8 @@ list_rule(void *aux, const struct sp_match *match, uint32_t priority,
         e->seen = ch.generation;
     }
     fill_from_meta(f, &l->now);
-    sp_actions_stats(actions, &stats);
-    f->packets = stats.packets;
-    f->bytes = stats.bytes;
+    f->packets = stats->packets;
+    f->bytes = stats->bytes;
 }
 
 /* Every rule of the datapath with its counters and what the meta table

@@ -94,12 +94,20 @@ open_ethernet(const char *path, struct sp_err *err)
 }
 
 int
-sp_cli_pcap_check(const char *path, struct sp_err *err)
+sp_cli_pcap_check(const char *path, uint64_t *packets, struct sp_err *err)
 {
     pcap_t *pcap = open_ethernet(path, err);
+    struct pcap_pkthdr *hdr;
+    const u_char *data;
 
     if (!pcap) {
         return -1;
+    }
+    if (packets) {
+        *packets = 0;
+        while (pcap_next_ex(pcap, &hdr, &data) == 1) {
+            (*packets)++;
+        }
     }
     pcap_close(pcap);
     return 0;

@@ -58,6 +58,15 @@ static const char run_usage[] =
     "                         8192; 0 disables the cache)\n"
     "  --emc-insert-inv-prob N\n"
     "                         insert one cache miss in N (default 100)\n"
+    "  --mbufs N              packet buffers (default: what the ports\n"
+    "                         need: each queue's descriptors and bursts,\n"
+    "                         and a buffer per packet of every capture a\n"
+    "                         net_pcap port replays with infinite_rx=1)\n"
+    "  --rxd N, --txd N       descriptors per receive and transmit queue\n"
+    "                         (default 1024; a power of two, 32 to 32768)\n"
+    "  --pmd-perf             profile every burst from the start: cycles\n"
+    "                         per packet by stage (ctl pmd-perf-show; off\n"
+    "                         by default, ctl pmd-perf-enable on)\n"
     "  --ctl PATH             control socket (default $SIMDPATH_CTL,\n"
     "                         else $XDG_RUNTIME_DIR/simdpath.ctl, else for\n"
     "                         root /run/simdpath/simdpath.ctl); refused if\n"
@@ -115,6 +124,8 @@ struct run_options {
     bool pmds_given;
     double duration;
     unsigned idle_ms;
+    unsigned mbufs, rxd, txd; /* 0: sized from the ports */
+    uint64_t held;            /* mbufs replayed captures keep */
     bool demo;
     int eal_argc;
     char **eal_argv;
@@ -214,7 +225,11 @@ parse_options(int argc, char **argv, struct run_options *o)
         OPT_FAIL_MODE,
         OPT_PMD_CPUS,
         OPT_MAIN_CPU,
-        OPT_MTU
+        OPT_MTU,
+        OPT_PERF,
+        OPT_MBUFS,
+        OPT_RXD,
+        OPT_TXD
     };
     static const struct option options[] = {
         {"port", required_argument, NULL, OPT_PORT},
@@ -233,6 +248,10 @@ parse_options(int argc, char **argv, struct run_options *o)
         {"openflow", required_argument, NULL, OPT_OPENFLOW},
         {"controller", required_argument, NULL, OPT_CONTROLLER},
         {"fail-mode", required_argument, NULL, OPT_FAIL_MODE},
+        {"pmd-perf", no_argument, NULL, OPT_PERF},
+        {"mbufs", required_argument, NULL, OPT_MBUFS},
+        {"rxd", required_argument, NULL, OPT_RXD},
+        {"txd", required_argument, NULL, OPT_TXD},
         {"help", no_argument, NULL, 'h'},
         SP_CLI_COMMON_OPTIONS,
         {NULL, 0, NULL, 0},
@@ -350,6 +369,32 @@ parse_options(int argc, char **argv, struct run_options *o)
                 sp_cli_error("run", "%s", err.msg);
                 return -1;
             }
+            break;
+        case OPT_PERF:
+            o->dp.profile = true;
+            break;
+        case OPT_MBUFS:
+            if (sp_cli_parse_uint("--mbufs", optarg, UINT32_MAX - 1, &v)) {
+                return -1;
+            }
+            if (v < 1024) {
+                sp_cli_error("--mbufs", "at least 1024 buffers");
+                return -1;
+            }
+            o->mbufs = (unsigned)v;
+            break;
+        case OPT_RXD:
+        case OPT_TXD:
+            if (sp_cli_parse_uint(opt == OPT_RXD ? "--rxd" : "--txd", optarg,
+                                  32768, &v)) {
+                return -1;
+            }
+            if (v < 32 || (v & (v - 1))) {
+                sp_cli_error(opt == OPT_RXD ? "--rxd" : "--txd",
+                             "%lu: a power of two from 32 to 32768", v);
+                return -1;
+            }
+            *(opt == OPT_RXD ? &o->rxd : &o->txd) = (unsigned)v;
             break;
         case 'h':
             fputs(run_usage, stdout);
@@ -491,7 +536,7 @@ check_writable(const char *path, struct sp_err *err)
  * checked before DPDK opens them: one to read must be of Ethernet, as
  * parse-pcap requires, one to write must be possible to create. */
 static int
-check_port_captures(const struct run_options *o)
+check_port_captures(struct run_options *o)
 {
     static const char rx[] = "rx_pcap=", tx[] = "tx_pcap=";
 
@@ -506,6 +551,7 @@ check_port_captures(const struct run_options *o)
             size_t len = strcspn(++arg, ",");
             bool is_rx = !strncmp(arg, rx, strlen(rx));
             struct sp_err err;
+            uint64_t packets = 0;
 
             if (!is_rx && strncmp(arg, tx, strlen(tx))) {
                 continue;
@@ -513,11 +559,15 @@ check_port_captures(const struct run_options *o)
             snprintf(path, sizeof path, "%.*s", (int)(len - strlen(rx)),
                      arg + strlen(rx));
             if (!path[0] ? sp_err_set(&err, "%.8s names no file", arg)
-                : is_rx  ? sp_cli_pcap_check(path, &err)
+                : is_rx  ? sp_cli_pcap_check(path, &packets, &err)
                          : check_writable(path, &err)) {
                 sp_cli_error("run", "port %u (%s): %s", p + 1, o->ports[p],
                              err.msg);
                 return -1;
+            }
+            /* The driver keeps the whole capture in mbufs, per queue. */
+            if (is_rx && strstr(o->ports[p], "infinite_rx=1")) {
+                o->held += packets * o->dp.n_rxq;
             }
         }
     }
@@ -684,9 +734,15 @@ sp_cmd_run(int argc, char **argv)
     if (check_ports(&o) || check_port_captures(&o)) {
         return SP_EXIT_USAGE;
     }
-    if (sp_io_eal_pool_check(o.n_ports, o.dp.n_rxq, o.dp.n_pmds,
-                             operator_memory, &err)) {
-        sp_cli_error("--pmd-threads", "%s", err.msg);
+    o.rxd = o.rxd ? o.rxd : SP_IO_DEFAULT_RXD;
+    o.txd = o.txd ? o.txd : SP_IO_DEFAULT_TXD;
+    if (!o.mbufs) {
+        o.mbufs = sp_io_pool_mbufs(o.n_ports, o.dp.n_rxq, o.dp.n_pmds, o.rxd,
+                                   o.txd, o.held);
+    }
+    if (sp_io_eal_pool_check(o.mbufs, operator_memory, &err)) {
+        sp_cli_error("run", "%u PMD threads on %u port(s) %s", o.dp.n_pmds,
+                     o.n_ports, err.msg);
         return SP_EXIT_USAGE;
     }
     /* Rules are read before DPDK starts: a bad file starts nothing. */
@@ -736,7 +792,8 @@ sp_cmd_run(int argc, char **argv)
                      "one; EAL has %u",
                      o.dp.n_pmds, o.dp.n_pmds, sp_io_worker_count());
         rc = SP_EXIT_FAILURE;
-    } else if (sp_io_start_ports(o.dp.n_rxq, o.dp.n_pmds, &err)) {
+    } else if (sp_io_start_ports(o.dp.n_rxq, o.dp.n_pmds, o.mbufs, o.rxd,
+                                 o.txd, &err)) {
         sp_cli_error("run", "%s", err.msg);
         rc = SP_EXIT_FAILURE;
     }

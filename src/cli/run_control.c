@@ -69,6 +69,47 @@ print_pmd_stats(struct sp_dp *dp, unsigned pmd, FILE *out)
                 : 0.0);
 }
 
+static double
+percent(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* One PMD's profile, laid out as OVS's pmd-perf-show. */
+static void
+print_pmd_perf(struct sp_dp *dp, unsigned pmd, FILE *out)
+{
+    struct sp_dp_pmd_perf p;
+    double packets;
+
+    sp_dp_pmd_perf(dp, pmd, &p);
+    packets = p.packets ? (double)p.packets : 1.0;
+    fprintf(out, "pmd %u:\n", pmd);
+    fprintf(out, "  packets: %llu, batches: %llu (%.1f packets/batch)\n",
+            (unsigned long long)p.packets, (unsigned long long)p.batches,
+            p.batches ? (double)p.packets / (double)p.batches : 0.0);
+    fprintf(out, "  busy cycles: %llu (%.1f%%), idle cycles: %llu (%.1f%%)\n",
+            (unsigned long long)p.busy_cycles,
+            percent(p.busy_cycles, p.busy_cycles + p.idle_cycles),
+            (unsigned long long)p.idle_cycles,
+            percent(p.idle_cycles, p.busy_cycles + p.idle_cycles));
+    fprintf(out, "  cycles/packet: %.1f\n", (double)p.busy_cycles / packets);
+    for (unsigned s = 0; s < SP_DP_STAGE_COUNT; s++) {
+        fprintf(out, "    %-11s %8.1f cycles/packet (%.1f%%)\n",
+                sp_dp_stage_name(s), (double)p.stage_cycles[s] / packets,
+                percent(p.stage_cycles[s], p.busy_cycles));
+    }
+}
+
+static void
+print_perf(struct sp_dp *dp, const struct sp_dp_config *config, FILE *out)
+{
+    fprintf(out, "pmd profile: %s\n", sp_dp_perf_enabled(dp) ? "on" : "off");
+    for (unsigned t = 0; t < config->n_pmds; t++) {
+        print_pmd_perf(dp, t, out);
+    }
+}
+
 static void
 print_counters(struct sp_dp *dp, const struct sp_dp_config *config, FILE *out)
 {
@@ -105,6 +146,9 @@ sp_run_report(struct sp_dp *dp, const struct sp_dp_config *config, FILE *out)
 
     print_active_kernels(out);
     print_counters(dp, config, out);
+    if (sp_dp_perf_enabled(dp)) {
+        print_perf(dp, config, out);
+    }
     for (unsigned k = 0; k < SP_KERNEL_COUNT; k++) {
         for (unsigned i = 1; i < sp_variant_count(); i++) {
             checks += sp_autovalidate_checks(k, i);
@@ -164,11 +208,41 @@ ctl_flow_add(const char *args, FILE *out, void *ctx, struct sp_err *err)
     return sp_dp_flow_add(ctx, args, err);
 }
 
+/* "--strict REST" or "REST": whether strict, and where REST starts. */
+static const char *
+strict_option(const char *args, bool *strict)
+{
+    static const char opt[] = "--strict";
+    size_t len = strlen(opt);
+
+    *strict = !strncmp(args, opt, len) &&
+              (!args[len] || args[len] == ' ' || args[len] == '\t');
+    return *strict ? args + len + strspn(args + len, " \t") : args;
+}
+
 static int
 ctl_flow_del(const char *args, FILE *out, void *ctx, struct sp_err *err)
 {
+    unsigned deleted;
+    bool strict;
+    const char *match = strict_option(args, &strict);
+
     (void)out;
-    return sp_dp_flow_del(ctx, args, err);
+    if (strict) {
+        return sp_dp_flow_del(ctx, match, err);
+    }
+    return sp_dp_flow_del_matching(ctx, match, false, &deleted, err);
+}
+
+static int
+ctl_flow_mod(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    unsigned modified;
+    bool strict;
+    const char *rule = strict_option(args, &strict);
+
+    (void)out;
+    return sp_dp_flow_mod(ctx, rule, strict, &modified, err);
 }
 
 static int
@@ -222,6 +296,36 @@ ctl_port_xstats(const char *args, FILE *out, void *ctx, struct sp_err *err)
 }
 
 static int
+ctl_pmd_perf_show(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    (void)args, (void)err;
+    print_perf(ctx, running_config, out);
+    return 0;
+}
+
+static int
+ctl_pmd_perf_clear(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    (void)args, (void)out, (void)err;
+    sp_dp_perf_clear(ctx);
+    return 0;
+}
+
+static int
+ctl_pmd_perf_enable(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    bool on = !strcmp(args, "on");
+
+    if (!on && strcmp(args, "off")) {
+        return sp_err_set(err, "pmd-perf-enable '%s': expected on or off",
+                          args);
+    }
+    sp_dp_perf_enable(ctx, on);
+    fprintf(out, "pmd profile: %s\n", on ? "on" : "off");
+    return 0;
+}
+
+static int
 ctl_stop(const char *args, FILE *out, void *ctx, struct sp_err *err)
 {
     (void)args, (void)out, (void)ctx, (void)err;
@@ -241,11 +345,17 @@ static const struct sp_ctl_command commands[] = {
     {"flow-add", "flow-add RULE: add a rule (docs/flow-syntax.md)", true,
      ctl_flow_add},
     {"flow-del",
-     "flow-del MATCH: delete the rule with exactly this match "
-     "and priority",
+     "flow-del [--strict] MATCH: delete every rule within MATCH, or with "
+     "--strict the rule with exactly this match and priority "
+     "(ovs-ofctl del-flows)",
      true, ctl_flow_del},
+    {"flow-mod",
+     "flow-mod [--strict] MATCH,actions=...: replace the actions of the "
+     "rules selected as flow-del does (ovs-ofctl mod-flows)",
+     true, ctl_flow_mod},
     {"flow-dump",
-     "flow-dump: every rule, highest priority first, as flow-add takes it",
+     "flow-dump: every rule with its counters, highest priority first, as "
+     "ovs-ofctl dump-flows prints and flow-add takes it",
      false, ctl_flow_dump},
     {"counters-show", "counters-show: port, NIC and PMD counters", false,
      ctl_counters_show},
@@ -253,6 +363,14 @@ static const struct sp_ctl_command commands[] = {
      ctl_counters_clear},
     {"port-xstats", "port-xstats N: port N's driver extended counters", true,
      ctl_port_xstats},
+    {"pmd-perf-show",
+     "pmd-perf-show: cycles per packet by stage, per PMD thread", false,
+     ctl_pmd_perf_show},
+    {"pmd-perf-clear", "pmd-perf-clear: zero the profile", false,
+     ctl_pmd_perf_clear},
+    {"pmd-perf-enable",
+     "pmd-perf-enable on|off: time every burst's stages or not", true,
+     ctl_pmd_perf_enable},
     {"stop", "stop: stop forwarding and exit", false, ctl_stop},
 };
 
@@ -316,6 +434,27 @@ telemetry_pmds(sp_io_telemetry_put *put, void *reply)
     }
 }
 
+static void
+telemetry_pmd_perf(sp_io_telemetry_put *put, void *reply)
+{
+    put(reply, "enabled", sp_dp_perf_enabled(running_dp));
+    for (unsigned t = 0; t < running_config->n_pmds; t++) {
+        struct sp_dp_pmd_perf p;
+
+        sp_dp_pmd_perf(running_dp, t, &p);
+        put_counter(put, reply, "pmd", t, "packets", p.packets);
+        put_counter(put, reply, "pmd", t, "batches", p.batches);
+        put_counter(put, reply, "pmd", t, "busy_cycles", p.busy_cycles);
+        put_counter(put, reply, "pmd", t, "idle_cycles", p.idle_cycles);
+        for (unsigned s = 0; s < SP_DP_STAGE_COUNT; s++) {
+            char field[32];
+
+            snprintf(field, sizeof field, "%s_cycles", sp_dp_stage_name(s));
+            put_counter(put, reply, "pmd", t, field, p.stage_cycles[s]);
+        }
+    }
+}
+
 void
 sp_run_telemetry_register(void)
 {
@@ -325,4 +464,8 @@ sp_run_telemetry_register(void)
     sp_io_telemetry_register("/simdpath/pmds",
                              "Per-PMD-thread counters. No parameters",
                              telemetry_pmds);
+    sp_io_telemetry_register("/simdpath/pmd_perf",
+                             "Per-PMD-thread profile by stage (cycles). "
+                             "No parameters",
+                             telemetry_pmd_perf);
 }

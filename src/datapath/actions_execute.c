@@ -401,22 +401,6 @@ execute_group(const struct sp_actions *actions, struct sp_packet *const *pkts,
               uint32_t n, struct sp_action_ctx *ctx)
 {
     struct group g = {.n = n};
-    struct sp_actions_stripe *c =
-        &actions->stats[ctx->stripe % SP_ACTIONS_STRIPES];
-    uint64_t bytes = 0;
-
-    for (uint32_t i = 0; i < n; i++) {
-        bytes += pkts[i]->len;
-    }
-    /* A stripe of its own is written with plain stores, as the PMD
-     * counters are (readers load them relaxed). */
-    if (ctx->stripe_shared) {
-        __atomic_fetch_add(&c->packets, n, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&c->bytes, bytes, __ATOMIC_RELAXED);
-    } else {
-        __atomic_store_n(&c->packets, c->packets + n, __ATOMIC_RELAXED);
-        __atomic_store_n(&c->bytes, c->bytes + bytes, __ATOMIC_RELAXED);
-    }
     memcpy(g.pkts, pkts, n * sizeof pkts[0]);
     if (actions->drop || actions->last_output == SP_NO_OUTPUT) {
         drop_selected(ctx, &g, UINT32_MAX,

@@ -98,14 +98,7 @@ struct sp_step {
 /* No output step. */
 #define SP_NO_OUTPUT UINT32_MAX
 
-/* One thread's counts of a rule's traffic, on a line of its own. */
-struct sp_actions_stripe {
-    uint64_t packets, bytes;
-} __attribute__((aligned(64)));
-
 struct sp_actions {
-    /* The one mutable part, written by the PMD threads. */
-    struct sp_actions_stripe *stats; /* SP_ACTIONS_STRIPES */
     uint32_t n_actions;
     uint32_t n_steps;
     uint32_t last_output; /* index of the last output step */
@@ -113,6 +106,12 @@ struct sp_actions {
     bool drop;
     struct sp_action *actions; /* as written */
     struct sp_step *steps;     /* as executed */
+    /* In a pool (sp_actions_intern), else NULL: its references, its hash
+     * and the next list of its hash bucket, under the pool's lock. */
+    struct sp_actions_pool *pool;
+    uint64_t refs;
+    uint32_t hash;
+    struct sp_actions *next;
 };
 
 #endif /* SP_ACTIONS_INTERNAL_H */

@@ -625,17 +625,10 @@ sp_actions_parse(const char *text, const struct sp_match *match,
     }
     a = calloc(1, sizeof *a + p->n * sizeof *a->actions +
                       p->n * sizeof *a->steps);
-    if (a) {
-        a->stats = aligned_alloc(_Alignof(struct sp_actions_stripe),
-                                 SP_ACTIONS_STRIPES * sizeof *a->stats);
-    }
-    if (!a || !a->stats) {
-        free(a);
-        a = NULL;
+    if (!a) {
         sp_err_set(err, "out of memory");
         goto done;
     }
-    memset(a->stats, 0, SP_ACTIONS_STRIPES * sizeof *a->stats);
     a->n_actions = p->n;
     a->n_steps = compile(p, a, steps);
     /* Steps first: their union needs the stricter alignment. */
@@ -654,23 +647,7 @@ done:
 void
 sp_actions_free(struct sp_actions *actions)
 {
-    if (actions) {
-        free(actions->stats);
-    }
     free(actions);
-}
-
-void
-sp_actions_stats(const struct sp_actions *actions,
-                 struct sp_actions_stats *out)
-{
-    out->packets = out->bytes = 0;
-    for (unsigned i = 0; i < SP_ACTIONS_STRIPES; i++) {
-        out->packets +=
-            __atomic_load_n(&actions->stats[i].packets, __ATOMIC_RELAXED);
-        out->bytes +=
-            __atomic_load_n(&actions->stats[i].bytes, __ATOMIC_RELAXED);
-    }
 }
 
 uint32_t

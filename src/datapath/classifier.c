@@ -51,6 +51,14 @@ sp_cls_insert(struct sp_cls *cls, const struct sp_match *match,
               uint32_t priority, const struct sp_actions *actions,
               struct sp_err *err)
 {
+    return sp_cls_insert_aux(cls, match, priority, actions, NULL, err);
+}
+
+const struct sp_rule *
+sp_cls_insert_aux(struct sp_cls *cls, const struct sp_match *match,
+                  uint32_t priority, const struct sp_actions *actions,
+                  void *aux, struct sp_err *err)
+{
     struct sp_cls_node *node;
     struct sp_cls_subtable *st;
     bool new_st = false;
@@ -68,6 +76,7 @@ sp_cls_insert(struct sp_cls *cls, const struct sp_match *match,
     node->rule.match = *match;
     node->rule.priority = priority;
     node->rule.actions = actions;
+    node->rule.aux = aux;
     pthread_mutex_lock(&cls->lock);
     node->rule.seq = cls->next_seq++;
     st = sp_cls_find_subtable(cls, &match->mask);

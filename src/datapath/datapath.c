@@ -4,7 +4,8 @@
  *
  * A PMD thread polls its share of the (port, queue) pairs. Each received
  * burst (one port) goes through miniflow extract, hash, EMC and classifier
- * (sp_emc_cls_lookup), is grouped by rule, and each group runs its rule's
+ * (sp_emc_lookup, sp_emc_cls_misses), is grouped by action list (rules
+ * with equal lists share one, sp_actions_intern), and each group runs its
  * actions, which append packets to per-port transmit batches; at the end of
  * the burst every batch is sent. Kernels are read through SP_KERNEL once per
  * burst, so a switch (impl-set) takes effect between bursts on every PMD
@@ -18,6 +19,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <urcu-qsbr.h>
 
@@ -53,6 +55,15 @@ struct port_counters {
     uint64_t drops[SP_DP_DROP_COUNT];
 };
 
+/* What the datapath keeps of a rule (rule->aux): one line per PMD, that
+ * PMD's counters of the rule, which no other thread writes; the first
+ * also holds when the rule was added, written before the rule is seen. */
+struct flow_line {
+    uint64_t packets, bytes;
+    uint64_t used;  /* TSC of the last burst with a packet of it; 0: none */
+    double created; /* line 0: CLOCK_MONOTONIC seconds */
+} __attribute__((aligned(64)));
+
 struct pmd {
     struct sp_dp *dp;
     unsigned index;
@@ -61,6 +72,7 @@ struct pmd {
     struct sp_action_ctx actions;
     struct sp_tx_batch tx[SP_DP_MAX_PORTS + 1]; /* by port number */
     unsigned in_port;                           /* of the current burst */
+    uint64_t burst_tsc;                         /* when it was received */
     uint32_t n_copies;
     struct sp_packet copies[MAX_COPIES];
     struct sp_dp_pmd_stats stats;
@@ -70,19 +82,34 @@ struct pmd {
     uint64_t clear_seen;
     struct sp_dp_pmd_stats stats_base;
     struct port_counters ports_base[SP_DP_MAX_PORTS + 1];
+    /* The profile: whether this poll times stages (read once per poll),
+     * the TSC where the current stage began, the counters and their
+     * baseline as above. */
+    bool profiling;
+    uint64_t stamp;
+    struct sp_dp_pmd_perf perf;
+    uint64_t perf_clear_seen;
+    struct sp_dp_pmd_perf perf_base;
 };
 
 struct sp_dp {
     struct sp_dp_config config;
     const struct sp_io_ops *io;
-    struct sp_cls *cls; /* the rules; it locks itself */
+    struct sp_cls *cls;              /* the rules; it locks itself */
+    struct sp_actions_pool *actions; /* every rule's, shared */
     /* Held by flow-del and flow-dump, so that no rule is removed (and
      * freed) while a dump prints it. */
     pthread_mutex_t del_lock;
     struct pmd *pmds[SP_DP_MAX_PMDS];
     bool stop;          /* atomic: set by sp_dp_stop, read by every PMD loop */
     uint64_t clear_gen; /* bumped by sp_dp_stats_clear() */
-    unsigned running_pmds; /* PMD loops running now */
+    uint64_t perf_clear_gen; /* and by sp_dp_perf_clear() */
+    bool profile;            /* sp_dp_perf_enable() */
+    unsigned running_pmds;   /* PMD loops running now */
+    /* A TSC reading and the monotonic clock at creation, to turn rule
+     * counters' TSC into seconds. */
+    uint64_t tsc0;
+    double clock0;
 };
 
 /* Short names for reports and telemetry, by reason. */
@@ -96,6 +123,18 @@ const char *
 sp_dp_drop_name(unsigned reason)
 {
     return reason < SP_DP_DROP_COUNT ? drop_names[reason] : "?";
+}
+
+static const char *const stage_names[SP_DP_STAGE_COUNT] = {
+    [SP_DP_STAGE_RX] = "receive",      [SP_DP_STAGE_PARSE] = "parse",
+    [SP_DP_STAGE_EMC] = "hash_emc",    [SP_DP_STAGE_CLASSIFIER] = "classifier",
+    [SP_DP_STAGE_ACTIONS] = "actions", [SP_DP_STAGE_TX] = "transmit",
+};
+
+const char *
+sp_dp_stage_name(unsigned stage)
+{
+    return stage < SP_DP_STAGE_COUNT ? stage_names[stage] : "?";
 }
 
 /* ---- the PMD loop ---- */
@@ -122,6 +161,25 @@ take_clear(struct pmd *pmd)
         copy_counters((uint64_t *)pmd->ports_base,
                       (const uint64_t *)pmd->ports, N_WORDS(pmd->ports));
         pmd->clear_seen = gen;
+    }
+    gen = __atomic_load_n(&pmd->dp->perf_clear_gen, __ATOMIC_ACQUIRE);
+    if (gen != pmd->perf_clear_seen) {
+        copy_counters((uint64_t *)&pmd->perf_base,
+                      (const uint64_t *)&pmd->perf, N_WORDS(pmd->perf));
+        pmd->perf_clear_seen = gen;
+    }
+}
+
+/* Ends the current stage of a profiled burst: its cycles are those since
+ * the previous stage ended, so the stages add up to the burst's. */
+static inline void
+stage_end(struct pmd *pmd, enum sp_dp_stage stage)
+{
+    if (pmd->profiling) {
+        uint64_t now = pmd->dp->io->tsc();
+
+        bump(&pmd->perf.stage_cycles[stage], now - pmd->stamp);
+        pmd->stamp = now;
     }
 }
 
@@ -186,6 +244,31 @@ collect_action_drops(struct pmd *pmd)
     }
 }
 
+/* A rule's action list, which flow-mod may swap at any time. */
+static inline const struct sp_actions *
+rule_actions(const struct sp_rule *rule)
+{
+    return __atomic_load_n(&rule->actions, __ATOMIC_ACQUIRE);
+}
+
+/* Adds n packets of 'bytes' bytes to a rule's counters on this PMD. */
+static inline void
+count_rule(struct pmd *pmd, const struct sp_rule *rule, uint32_t n,
+           uint64_t bytes)
+{
+    struct flow_line *c = (struct flow_line *)rule->aux + pmd->index;
+
+    bump(&c->packets, n);
+    bump(&c->bytes, bytes);
+    __atomic_store_n(&c->used, pmd->burst_tsc, __ATOMIC_RELAXED);
+}
+
+/* Packets in a row of a burst that matched one rule. */
+struct rule_run {
+    const struct sp_rule *rule;
+    uint32_t packets, bytes;
+};
+
 /* One received burst, from one port, through the whole pipeline. */
 static void
 process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
@@ -194,8 +277,11 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     struct sp_flow_key keys[SP_BATCH_MAX];
     uint32_t hashes[SP_BATCH_MAX];
     const struct sp_rule *rules[SP_BATCH_MAX];
-    uint32_t found, unmatched, emc_hits = 0, pending;
-    uint32_t parse_errors = 0;
+    const struct sp_actions *actions[SP_BATCH_MAX];
+    uint32_t found, unmatched, emc_hits, pending;
+    uint32_t parse_errors = 0, groups = 0, n_runs = 0;
+    struct rule_run runs[SP_BATCH_MAX];
+    uint64_t gen;
 
     for (uint32_t i = 0; i < n; i++) {
         ptrs[i] = &pkts[i];
@@ -204,8 +290,13 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         parse_errors += pkts[i].status != SP_MFEX_OK;
     }
-    found = sp_emc_cls_lookup(&pmd->emc, pmd->dp->cls, keys, n, hashes, rules,
-                              &pmd->rng, &emc_hits);
+    stage_end(pmd, SP_DP_STAGE_PARSE);
+    emc_hits =
+        sp_emc_lookup(&pmd->emc, pmd->dp->cls, keys, n, hashes, rules, &gen);
+    stage_end(pmd, SP_DP_STAGE_EMC);
+    found = emc_hits | sp_emc_cls_misses(&pmd->emc, pmd->dp->cls, gen, keys, n,
+                                         emc_hits, hashes, rules, &pmd->rng);
+    stage_end(pmd, SP_DP_STAGE_CLASSIFIER);
     bump(&pmd->stats.packets, n);
     bump(&pmd->stats.batches, 1);
     bump(&pmd->stats.parse_errors, parse_errors);
@@ -222,27 +313,49 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     bump(&pmd->ports[pmd->in_port].drops[SP_DP_DROP_NO_MATCH],
          (uint64_t)__builtin_popcount(unmatched));
 
-    /* Each rule's packets, in arrival order, as one group. */
+    /* Rule counters, one add per run of packets of one rule, made after
+     * the actions: their lines, prefetched now, are in cache by then. */
+    for (pending = found; pending; pending &= pending - 1) {
+        unsigned i = (unsigned)__builtin_ctz(pending);
+
+        actions[i] = rule_actions(rules[i]);
+        if (!n_runs || rules[i] != runs[n_runs - 1].rule) {
+            runs[n_runs++] = (struct rule_run){rules[i], 0, 0};
+            __builtin_prefetch((struct flow_line *)rules[i]->aux + pmd->index,
+                               1);
+        }
+        runs[n_runs - 1].packets++;
+        runs[n_runs - 1].bytes += ptrs[i]->len;
+    }
+    /* The packets of every rule with the same action list (rules share
+     * equal lists), in arrival order, as one group. */
     for (pending = found; pending;) {
-        const struct sp_rule *rule = rules[__builtin_ctz(pending)];
+        const struct sp_actions *list = actions[__builtin_ctz(pending)];
         struct sp_packet *group[SP_BATCH_MAX];
         uint32_t count = 0;
 
         for (uint32_t rest = pending; rest; rest &= rest - 1) {
             unsigned i = (unsigned)__builtin_ctz(rest);
 
-            if (rules[i] == rule) {
+            if (actions[i] == list) {
                 group[count++] = ptrs[i];
                 pending &= ~(UINT32_C(1) << i);
             }
         }
-        sp_actions_execute(rule->actions, group, count, &pmd->actions);
+        sp_actions_execute(list, group, count, &pmd->actions);
+        groups++;
     }
+    bump(&pmd->stats.groups, groups);
+    for (uint32_t r = 0; r < n_runs; r++) {
+        count_rule(pmd, runs[r].rule, runs[r].packets, runs[r].bytes);
+    }
+    stage_end(pmd, SP_DP_STAGE_ACTIONS);
     for (uint32_t port = 1; port <= pmd->dp->config.n_ports; port++) {
         flush_port(pmd, port);
     }
     collect_action_drops(pmd);
     pmd->n_copies = 0;
+    stage_end(pmd, SP_DP_STAGE_TX);
 }
 
 /* Frames rx received but could not deliver: received and dropped. */
@@ -277,6 +390,7 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
     __atomic_add_fetch(&dp->running_pmds, 1, __ATOMIC_ACQ_REL);
     while (!__atomic_load_n(&dp->stop, __ATOMIC_ACQUIRE)) {
         take_clear(pmd);
+        pmd->profiling = __atomic_load_n(&dp->profile, __ATOMIC_RELAXED);
         /* The (port, queue) pairs i with i % n_pmds == index are ours
          * (sp_dp_queue_pmd). */
         for (unsigned q = index; q < n_queues; q += dp->config.n_pmds) {
@@ -285,16 +399,35 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
             uint32_t n =
                 io->rx(port, q % dp->config.n_rxq, pkts, SP_BATCH_MAX, &lost);
 
+            if (n) {
+                pmd->burst_tsc = start;
+                pmd->stamp = start;
+                stage_end(pmd, SP_DP_STAGE_RX);
+            }
             if (lost.too_long | lost.no_buffer) {
                 count_lost(pmd, port, &lost);
             }
             if (n) {
+                uint64_t end;
+
                 pmd->in_port = port;
                 bump(&pmd->ports[port].rx, n);
                 process_burst(pmd, pkts, n);
-                bump(&pmd->stats.busy_cycles, io->tsc() - start);
+                /* Profiled, the burst ends where its last stage did. */
+                end = pmd->profiling ? pmd->stamp : io->tsc();
+                bump(&pmd->stats.busy_cycles, end - start);
+                if (pmd->profiling) {
+                    bump(&pmd->perf.busy_cycles, end - start);
+                    bump(&pmd->perf.packets, n);
+                    bump(&pmd->perf.batches, 1);
+                }
             } else {
-                bump(&pmd->stats.idle_cycles, io->tsc() - start);
+                uint64_t idle = io->tsc() - start;
+
+                bump(&pmd->stats.idle_cycles, idle);
+                if (pmd->profiling) {
+                    bump(&pmd->perf.idle_cycles, idle);
+                }
             }
         }
         rcu_quiescent_state();
@@ -317,6 +450,15 @@ sp_dp_stop(struct sp_dp *dp)
 }
 
 /* ---- creation ---- */
+
+static double
+monotonic_seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static struct pmd *
 pmd_create(struct sp_dp *dp, unsigned index, struct sp_err *err)
@@ -343,16 +485,8 @@ pmd_create(struct sp_dp *dp, unsigned index, struct sp_err *err)
         .clone = actions_clone,
         .free = actions_free,
         .aux = pmd,
-        .stripe = index,
-        .stripe_shared = dp->config.n_pmds > SP_ACTIONS_STRIPES,
     };
     return pmd;
-}
-
-static void
-free_actions(const struct sp_actions *actions)
-{
-    sp_actions_free((struct sp_actions *)actions);
 }
 
 struct sp_dp *
@@ -381,9 +515,14 @@ sp_dp_create(const struct sp_dp_config *config, const struct sp_io_ops *io,
     }
     dp->config = *config;
     dp->io = io;
+    /* A datapath that never runs (tests, fuzzers) may have no clock. */
+    dp->tsc0 = io->tsc ? io->tsc() : 0;
+    dp->clock0 = monotonic_seconds();
+    dp->profile = config->profile;
     pthread_mutex_init(&dp->del_lock, NULL);
-    dp->cls = sp_cls_create(free_actions);
-    if (!dp->cls) {
+    dp->actions = sp_actions_pool_create();
+    dp->cls = sp_cls_create(sp_actions_release);
+    if (!dp->cls || !dp->actions) {
         sp_err_set(err, "out of memory for the classifier");
         sp_dp_destroy(dp);
         return NULL;
@@ -411,8 +550,17 @@ sp_dp_destroy(struct sp_dp *dp)
         }
     }
     if (dp->cls) {
-        sp_cls_destroy(dp->cls); /* frees every rule's actions */
+        const struct sp_rule **rules = sp_cls_rules(dp->cls);
+
+        for (size_t i = 0; rules && rules[i]; i++) {
+            free(rules[i]->aux);
+        }
+        free(rules);
     }
+    if (dp->cls) {
+        sp_cls_destroy(dp->cls); /* releases every rule's actions */
+    }
+    sp_actions_pool_destroy(dp->actions);
     pthread_mutex_destroy(&dp->del_lock);
     free(dp);
 }
@@ -427,62 +575,237 @@ port_exists(uint32_t port, void *aux)
     return port >= 1 && port <= dp->config.n_ports;
 }
 
-int
-sp_dp_flow_add(struct sp_dp *dp, const char *text, struct sp_err *err)
+/* Parses a rule's match and its actions, compiled for 'match' (the
+ * rule's own when that is not the text's), into a pooled list. */
+static int
+parse_rule(struct sp_dp *dp, const char *text, struct sp_flow_spec *spec,
+           const struct sp_match *match, const struct sp_actions **actions,
+           struct sp_err *err)
 {
-    struct sp_flow_spec spec;
-    struct sp_actions *actions;
+    struct sp_actions *parsed;
 
-    if (sp_flow_parse_match(text, &spec, err)) {
+    if (sp_flow_parse_match(text, spec, err)) {
         return -1;
     }
-    if (!spec.actions_ofs) {
+    if (!spec->actions_ofs) {
         return sp_err_set_at(err, (unsigned)strlen(text) + 1,
                              "missing actions=...; a rule ends with its "
                              "actions (actions=drop to drop)");
     }
-    if (sp_actions_parse(text + spec.actions_ofs, &spec.match, port_exists, dp,
-                         &actions, err)) {
+    if (sp_actions_parse(text + spec->actions_ofs,
+                         match ? match : &spec->match, port_exists, dp,
+                         &parsed, err)) {
         /* Its column counts in the actions, an error without one is
          * theirs as a whole. */
         if (err) {
             err->column =
-                (unsigned)spec.actions_ofs + (err->column ? err->column : 1);
+                (unsigned)spec->actions_ofs + (err->column ? err->column : 1);
         }
         return -1;
     }
-    if (!sp_cls_insert(dp->cls, &spec.match, spec.priority, actions, err)) {
-        sp_actions_free(actions);
-        if (err) {
+    *actions = sp_actions_intern(dp->actions, parsed);
+    return 0;
+}
+
+int
+sp_dp_flow_add(struct sp_dp *dp, const char *text, struct sp_err *err)
+{
+    struct sp_flow_spec spec;
+    const struct sp_actions *actions;
+    const struct sp_rule *rule = NULL;
+    struct flow_line *lines;
+    size_t size = dp->config.n_pmds * sizeof *lines;
+
+    if (parse_rule(dp, text, &spec, NULL, &actions, err)) {
+        return -1;
+    }
+    lines = aligned_alloc(64, size);
+    if (!lines) {
+        sp_err_set_at(err, 1, "out of memory for a rule");
+    } else {
+        memset(lines, 0, size);
+        lines[0].created = monotonic_seconds();
+        rule = sp_cls_insert_aux(dp->cls, &spec.match, spec.priority, actions,
+                                 lines, err);
+        if (!rule && err) {
             err->column = 1;
         }
+    }
+    if (!rule) {
+        free(lines);
+        sp_actions_release(actions);
         return -1;
     }
+    return 0;
+}
+
+/* Whether a rule is within 'match' as ovs-ofctl's loose commands take it:
+ * every bit the match fixes, the rule fixes to the same value. */
+static bool
+rule_within(const struct sp_rule *rule, const struct sp_match *match)
+{
+    const uint64_t *rk = (const uint64_t *)&rule->match.key;
+    const uint64_t *rm = (const uint64_t *)&rule->match.mask;
+    const uint64_t *k = (const uint64_t *)&match->key;
+    const uint64_t *m = (const uint64_t *)&match->mask;
+
+    for (size_t i = 0; i < sizeof match->key / sizeof *k; i++) {
+        if ((rm[i] & m[i]) != m[i] || (rk[i] & m[i]) != (k[i] & m[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The rules a command selects, in a new NULL-terminated array (NULL on no
+ * memory); under del_lock. A strict one is looked up, not searched for,
+ * so that replacing rules one by one (OpenFlow's adds) stays fast. */
+static const struct sp_rule **
+select_rules(struct sp_dp *dp, const struct sp_flow_spec *spec, bool strict,
+             unsigned *n)
+{
+    const struct sp_rule **rules;
+
+    *n = 0;
+    if (strict) {
+        rules = calloc(2, sizeof *rules);
+        if (rules &&
+            (rules[0] = sp_cls_find(dp->cls, &spec->match, spec->priority))) {
+            *n = 1;
+        }
+        return rules;
+    }
+    rules = sp_cls_rules(dp->cls);
+    for (size_t i = 0; rules && rules[i]; i++) {
+        if (rule_within(rules[i], &spec->match)) {
+            rules[(*n)++] = rules[i];
+        }
+    }
+    if (rules) {
+        rules[*n] = NULL;
+    }
+    return rules;
+}
+
+int
+sp_dp_flow_del_matching(struct sp_dp *dp, const char *text, bool strict,
+                        unsigned *deleted, struct sp_err *err)
+{
+    struct sp_flow_spec spec;
+    const struct sp_rule **rules;
+    struct flow_line **lines = NULL;
+    unsigned n;
+
+    *deleted = 0;
+    if (sp_flow_parse_match(text, &spec, err)) {
+        return -1;
+    }
+    pthread_mutex_lock(&dp->del_lock);
+    rules = select_rules(dp, &spec, strict, &n);
+    lines = rules ? malloc((n ? n : 1) * sizeof *lines) : NULL;
+    if (!lines) {
+        pthread_mutex_unlock(&dp->del_lock);
+        free(rules);
+        return sp_err_set_at(err, 1, "out of memory");
+    }
+    for (unsigned i = 0; i < n; i++) {
+        lines[i] = rules[i]->aux;
+        /* The actions go with the rule, after a grace period. */
+        sp_cls_remove(dp->cls, rules[i]);
+    }
+    pthread_mutex_unlock(&dp->del_lock);
+    free(rules);
+    /* No PMD holds a removed rule, nor counts into its lines, after a
+     * grace period. */
+    if (n) {
+        synchronize_rcu();
+    }
+    for (unsigned i = 0; i < n; i++) {
+        free(lines[i]);
+    }
+    free(lines);
+    *deleted = n;
     return 0;
 }
 
 int
 sp_dp_flow_del(struct sp_dp *dp, const char *text, struct sp_err *err)
 {
-    struct sp_flow_spec spec;
-    const struct sp_rule *rule;
+    unsigned deleted;
+
+    if (sp_dp_flow_del_matching(dp, text, true, &deleted, err)) {
+        return -1;
+    }
+    if (!deleted) {
+        struct sp_flow_spec spec;
+
+        sp_flow_parse_match(text, &spec, NULL);
+        return sp_err_set_at(err, 1,
+                             "no rule with this match and priority %u "
+                             "(flow-dump lists them)",
+                             spec.priority);
+    }
+    return 0;
+}
+
+int
+sp_dp_flow_mod(struct sp_dp *dp, const char *text, bool strict,
+               unsigned *modified, struct sp_err *err)
+{
+    struct sp_flow_spec spec, rule_spec;
+    const struct sp_actions **lists = NULL;
+    const struct sp_rule **rules;
+    unsigned n = 0, n_selected;
     int rc = 0;
 
+    *modified = 0;
     if (sp_flow_parse_match(text, &spec, err)) {
         return -1;
     }
     pthread_mutex_lock(&dp->del_lock);
-    rule = sp_cls_find(dp->cls, &spec.match, spec.priority);
-    if (!rule) {
-        rc = sp_err_set_at(err, 1,
-                           "no rule with this match and priority %u "
-                           "(flow-dump lists them)",
-                           spec.priority);
-    } else {
-        /* The actions go with the rule, after a grace period. */
-        sp_cls_remove(dp->cls, rule);
+    rules = select_rules(dp, &spec, strict, &n_selected);
+    lists =
+        rules ? malloc((n_selected ? n_selected : 1) * sizeof *lists) : NULL;
+    if (!lists) {
+        rc = sp_err_set_at(err, 1, "out of memory");
+    }
+    /* Every rule's new list first, compiled for its own match: an error
+     * changes nothing. */
+    for (unsigned i = 0; !rc && i < n_selected; i++) {
+        if (parse_rule(dp, text, &rule_spec, &rules[i]->match, &lists[n],
+                       err)) {
+            rc = -1;
+            break;
+        }
+        n++;
+    }
+    if (!rc && !n) {
+        rc = sp_err_set_at(err, 1, "no rule matches%s (flow-dump lists them)",
+                           strict ? " this match and priority" : "");
+    }
+    if (rc) {
+        for (unsigned i = 0; i < n; i++) {
+            sp_actions_release(lists[i]);
+        }
+        n = 0;
+    }
+    /* Each rule's list is swapped whole: a PMD runs a packet by the old
+     * list or the new one, and no cache entry is lost. */
+    for (unsigned i = 0; i < n; i++) {
+        lists[i] =
+            __atomic_exchange_n((const struct sp_actions **)&rules[i]->actions,
+                                lists[i], __ATOMIC_ACQ_REL);
     }
     pthread_mutex_unlock(&dp->del_lock);
+    if (n) {
+        synchronize_rcu();
+    }
+    for (unsigned i = 0; i < n; i++) {
+        sp_actions_release(lists[i]);
+    }
+    free(lists);
+    free(rules);
+    *modified = n;
     return rc;
 }
 
@@ -548,10 +871,54 @@ sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err)
     return rc;
 }
 
+/* A rule's counters, summed over the PMD threads; *used is the TSC of
+ * its last packet, 0 for none. */
+static void
+rule_stats(struct sp_dp *dp, const struct sp_rule *rule, uint64_t *packets,
+           uint64_t *bytes, uint64_t *used)
+{
+    const struct flow_line *lines = rule->aux;
+
+    *packets = *bytes = *used = 0;
+    for (unsigned p = 0; p < dp->config.n_pmds; p++) {
+        uint64_t u = peek(&lines[p].used);
+
+        *packets += peek(&lines[p].packets);
+        *bytes += peek(&lines[p].bytes);
+        *used = u > *used ? u : *used;
+    }
+}
+
+/* A rule's counters as ovs-ofctl dump-flows prints them. */
+static void
+print_rule_stats(struct sp_dp *dp, const struct sp_rule *rule,
+                 uint64_t now_tsc, double hz, double now, FILE *out)
+{
+    const struct flow_line *lines = rule->aux;
+    uint64_t packets, bytes, used;
+    double duration = now - lines[0].created, idle;
+
+    rule_stats(dp, rule, &packets, &bytes, &used);
+    idle = !used                      ? duration
+           : hz > 0 && now_tsc > used ? (double)(now_tsc - used) / hz
+                                      : 0;
+    fprintf(out,
+            " duration=%.3fs, n_packets=%llu, n_bytes=%llu, "
+            "idle_age=%llu, ",
+            duration, (unsigned long long)packets, (unsigned long long)bytes,
+            (unsigned long long)(idle < duration ? idle : duration));
+}
+
 int
 sp_dp_flows_dump(struct sp_dp *dp, FILE *out)
 {
     const struct sp_rule **rules;
+    uint64_t now_tsc = dp->io->tsc ? dp->io->tsc() : 0;
+    double now = monotonic_seconds();
+    /* The TSC's rate since the datapath was made. */
+    double hz = now > dp->clock0
+                    ? (double)(now_tsc - dp->tsc0) / (now - dp->clock0)
+                    : 0;
 
     pthread_mutex_lock(&dp->del_lock);
     rules = sp_cls_rules(dp->cls);
@@ -566,6 +933,7 @@ sp_dp_flows_dump(struct sp_dp *dp, FILE *out)
         if (actions) {
             sp_actions_format(r->actions, actions, (size_t)len + 1);
         }
+        print_rule_stats(dp, r, now_tsc, hz, now, out);
         fprintf(out, "priority=%u%s%s,actions=%s\n", r->priority,
                 match[0] ? "," : "", match, actions ? actions : "");
         free(actions);
@@ -586,7 +954,12 @@ sp_dp_flows_foreach(struct sp_dp *dp, sp_dp_flow_fn *fn, void *aux)
     pthread_mutex_lock(&dp->del_lock);
     rules = sp_cls_rules(dp->cls);
     for (unsigned i = 0; rules && rules[i]; i++) {
-        fn(aux, &rules[i]->match, rules[i]->priority, rules[i]->actions);
+        struct sp_dp_flow_stats stats;
+        uint64_t used;
+
+        rule_stats(dp, rules[i], &stats.packets, &stats.bytes, &used);
+        fn(aux, &rules[i]->match, rules[i]->priority, rules[i]->actions,
+           &stats);
     }
     pthread_mutex_unlock(&dp->del_lock);
     if (!rules) {
@@ -610,6 +983,31 @@ void
 sp_dp_stats_clear(struct sp_dp *dp)
 {
     __atomic_add_fetch(&dp->clear_gen, 1, __ATOMIC_ACQ_REL);
+    __atomic_add_fetch(&dp->perf_clear_gen, 1, __ATOMIC_ACQ_REL);
+    if (!__atomic_load_n(&dp->running_pmds, __ATOMIC_ACQUIRE)) {
+        for (unsigned i = 0; i < dp->config.n_pmds; i++) {
+            take_clear(dp->pmds[i]);
+        }
+    }
+}
+
+void
+sp_dp_perf_enable(struct sp_dp *dp, bool on)
+{
+    __atomic_store_n(&dp->profile, on, __ATOMIC_RELAXED);
+}
+
+bool
+sp_dp_perf_enabled(struct sp_dp *dp)
+{
+    return __atomic_load_n(&dp->profile, __ATOMIC_RELAXED);
+}
+
+/* As sp_dp_stats_clear, for the profile only. */
+void
+sp_dp_perf_clear(struct sp_dp *dp)
+{
+    __atomic_add_fetch(&dp->perf_clear_gen, 1, __ATOMIC_ACQ_REL);
     if (!__atomic_load_n(&dp->running_pmds, __ATOMIC_ACQUIRE)) {
         for (unsigned i = 0; i < dp->config.n_pmds; i++) {
             take_clear(dp->pmds[i]);
@@ -637,19 +1035,33 @@ sp_dp_port_stats(struct sp_dp *dp, unsigned port, struct sp_dp_port_stats *out)
     }
 }
 
+/* Reads n counters of a PMD against their baseline. */
+static void
+read_counters(uint64_t *out, const uint64_t *c, const uint64_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        out[i] = peek(&c[i]) - peek(&b[i]);
+    }
+}
+
 void
 sp_dp_pmd_stats(struct sp_dp *dp, unsigned index, struct sp_dp_pmd_stats *out)
 {
-    uint64_t *o = (uint64_t *)out;
-    const uint64_t *c, *b;
-
     memset(out, 0, sizeof *out);
-    if (index >= dp->config.n_pmds) {
-        return;
+    if (index < dp->config.n_pmds) {
+        read_counters(
+            (uint64_t *)out, (const uint64_t *)&dp->pmds[index]->stats,
+            (const uint64_t *)&dp->pmds[index]->stats_base, N_WORDS(*out));
     }
-    c = (const uint64_t *)&dp->pmds[index]->stats;
-    b = (const uint64_t *)&dp->pmds[index]->stats_base;
-    for (size_t i = 0; i < N_WORDS(*out); i++) {
-        o[i] = peek(&c[i]) - peek(&b[i]);
+}
+
+void
+sp_dp_pmd_perf(struct sp_dp *dp, unsigned index, struct sp_dp_pmd_perf *out)
+{
+    memset(out, 0, sizeof *out);
+    if (index < dp->config.n_pmds) {
+        read_counters(
+            (uint64_t *)out, (const uint64_t *)&dp->pmds[index]->perf,
+            (const uint64_t *)&dp->pmds[index]->perf_base, N_WORDS(*out));
     }
 }

@@ -87,24 +87,45 @@ sp_emc_insert(struct sp_emc *emc, uint64_t gen, const struct sp_flow_key *key,
 }
 
 uint32_t
-sp_emc_cls_lookup(struct sp_emc *emc, const struct sp_cls *cls,
-                  const struct sp_flow_key *keys, uint32_t n, uint32_t *hashes,
-                  const struct sp_rule **rules, struct sp_random *rng,
-                  uint32_t *emc_hits)
+sp_emc_lookup(struct sp_emc *emc, const struct sp_cls *cls,
+              const struct sp_flow_key *keys, uint32_t n, uint32_t *hashes,
+              const struct sp_rule **rules, uint64_t *gen)
 {
-    /* Read first: what the classifier returns below is at least as new,
-     * so an entry made now is never newer than its generation says. */
-    uint64_t gen = sp_cls_generation(cls);
-    uint32_t hits, found;
-
+    /* Read first: what the classifier returns after is at least as new,
+     * so an entry made then is never newer than its generation says. */
+    *gen = sp_cls_generation(cls);
     SP_KERNEL(hash)(keys, NULL, n, hashes);
-    hits = SP_KERNEL(emc)(emc, gen, keys, hashes, n, rules);
-    found = sp_cls_lookup(cls, keys, n, sp_batch_lanes(n) & ~hits, rules);
+    return SP_KERNEL(emc)(emc, *gen, keys, hashes, n, rules);
+}
+
+uint32_t
+sp_emc_cls_misses(struct sp_emc *emc, const struct sp_cls *cls, uint64_t gen,
+                  const struct sp_flow_key *keys, uint32_t n, uint32_t hits,
+                  const uint32_t *hashes, const struct sp_rule **rules,
+                  struct sp_random *rng)
+{
+    uint32_t found =
+        sp_cls_lookup(cls, keys, n, sp_batch_lanes(n) & ~hits, rules);
+
     for (uint32_t pending = found; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
 
         sp_emc_insert(emc, gen, &keys[i], hashes[i], rules[i], rng);
     }
+    return found;
+}
+
+uint32_t
+sp_emc_cls_lookup(struct sp_emc *emc, const struct sp_cls *cls,
+                  const struct sp_flow_key *keys, uint32_t n, uint32_t *hashes,
+                  const struct sp_rule **rules, struct sp_random *rng,
+                  uint32_t *emc_hits)
+{
+    uint64_t gen;
+    uint32_t hits = sp_emc_lookup(emc, cls, keys, n, hashes, rules, &gen);
+    uint32_t found =
+        sp_emc_cls_misses(emc, cls, gen, keys, n, hits, hashes, rules, rng);
+
     if (emc_hits) {
         *emc_hits = hits;
     }

@@ -413,9 +413,28 @@ parse_shorthand(struct parser *p, const char *name)
     return 1;
 }
 
+/* The counters of ovs-ofctl dump-flows (and flow-dump) are skipped, as
+ * ovs-ofctl does, so that a dump reads back as rules. */
+static bool
+is_counter(const char *name)
+{
+    static const char *const counters[] = {"duration", "n_packets", "n_bytes",
+                                           "idle_age", "hard_age"};
+
+    for (size_t i = 0; i < sizeof counters / sizeof *counters; i++) {
+        if (!strcmp(name, counters[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static int
 parse_field(struct parser *p, const char *name, char *value)
 {
+    if (is_counter(name) && value) {
+        return 0;
+    }
     if (!strcmp(name, "priority")) {
         uint32_t prio;
 

@@ -109,32 +109,25 @@ sp_io_eal_check(int argc, char *const *argv, bool *memory, struct sp_err *err)
 }
 
 int
-sp_io_eal_pool_check(unsigned n_ports, unsigned n_rxq, unsigned n_pmds,
-                     bool operator_memory, struct sp_err *err)
+sp_io_eal_pool_check(unsigned mbufs, bool operator_memory, struct sp_err *err)
 {
     uint64_t hugepages = hugepages_free();
     uint64_t memory = hugepages ? hugepages : (uint64_t)SP_IO_NO_HUGE_MB << 20;
-    uint64_t need = sp_io_pool_bytes(n_ports, n_rxq, n_pmds);
-    unsigned room = 0;
+    uint64_t need = sp_io_pool_bytes(mbufs);
 
     if (operator_memory || need <= memory / 2) {
         return 0;
     }
-    while (room < n_pmds &&
-           sp_io_pool_bytes(n_ports, room + 1, room + 1) <= memory / 2) {
-        room++;
-    }
     return sp_err_set(err,
-                      "%u PMD threads on %u port(s) need a packet pool of "
-                      "%llu MB, more than half of DPDK's %llu MB here (%s): "
-                      "room for %u thread(s); give EAL more memory (-- -m "
-                      "MB) or fewer threads or ports",
-                      n_pmds, n_ports, (unsigned long long)(need >> 20),
+                      "need a packet pool of %u mbufs (%llu MB), more than "
+                      "half of DPDK's %llu MB here (%s): give EAL more memory "
+                      "(-- -m MB), or fewer mbufs (--mbufs, --rxd, --txd), "
+                      "threads, ports or packets in replayed captures",
+                      mbufs, (unsigned long long)(need >> 20),
                       (unsigned long long)(memory >> 20),
                       hugepages
                           ? "free hugepages"
-                          : "-m " XSTR(SP_IO_NO_HUGE_MB) " without hugepages",
-                      room);
+                          : "-m " XSTR(SP_IO_NO_HUGE_MB) " without hugepages");
 }
 
 /* The CPUs of a list such as "0,2-3", in its order, into cpus[*n]. */

@@ -25,10 +25,8 @@
 
 #include "simdpath/io.h"
 
-#define RX_DESC    1024
-#define TX_DESC    1024
 #define POOL_CACHE 256
-#define POOL_PER_Q 4096 /* mbufs per queue: descriptors plus bursts */
+#define POOL_SLACK 3072 /* mbufs per queue beyond its descriptors: bursts */
 #define POOL_MIN   8191
 /* Frames longer than a pool buffer arrive in segments; they are gathered
  * into one buffer from a second pool, since the parser and the actions read
@@ -276,7 +274,8 @@ set_mtu(unsigned port, const struct rte_eth_dev_info *info, struct sp_err *err)
 }
 
 static int
-start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
+start_port(unsigned port, unsigned rxq, unsigned txq, unsigned rxd,
+           unsigned txd, struct sp_err *err)
 {
     uint16_t id = dpdk_id[port];
     unsigned socket = port_socket(port);
@@ -303,11 +302,12 @@ start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
         return -1;
     }
     for (unsigned q = 0; !rc && q < rxq; q++) {
-        rc = rte_eth_rx_queue_setup(id, (uint16_t)q, RX_DESC, socket, NULL,
-                                    port_pool[id]);
+        rc = rte_eth_rx_queue_setup(id, (uint16_t)q, (uint16_t)rxd, socket,
+                                    NULL, port_pool[id]);
     }
     for (unsigned q = 0; !rc && q < txq; q++) {
-        rc = rte_eth_tx_queue_setup(id, (uint16_t)q, TX_DESC, socket, NULL);
+        rc = rte_eth_tx_queue_setup(id, (uint16_t)q, (uint16_t)txd, socket,
+                                    NULL);
     }
     if (!rc) {
         rc = rte_eth_dev_start(id);
@@ -322,25 +322,30 @@ start_port(unsigned port, unsigned rxq, unsigned txq, struct sp_err *err)
     return 0;
 }
 
-static unsigned
-pool_mbufs(unsigned ports, unsigned rxq, unsigned txq)
+unsigned
+sp_io_pool_mbufs(unsigned ports, unsigned rxq, unsigned txq, unsigned rxd,
+                 unsigned txd, uint64_t held)
 {
-    unsigned mbufs = ports * (rxq + txq) * POOL_PER_Q;
+    uint64_t mbufs = (uint64_t)ports * (rxq * (rxd + POOL_SLACK) +
+                                        txq * (txd + POOL_SLACK)) +
+                     held;
 
-    return mbufs > POOL_MIN ? mbufs : POOL_MIN;
+    mbufs = mbufs > POOL_MIN ? mbufs : POOL_MIN;
+    return mbufs < UINT32_MAX ? (unsigned)mbufs : UINT32_MAX;
 }
 
 uint64_t
-sp_io_pool_bytes(unsigned ports, unsigned rxq, unsigned txq)
+sp_io_pool_bytes(unsigned mbufs)
 {
     struct rte_mempool_objsz size;
 
     rte_mempool_calc_obj_size(sizeof(struct rte_mbuf) + buf_size, 0, &size);
-    return (uint64_t)pool_mbufs(ports, rxq, txq) * size.total_size;
+    return (uint64_t)mbufs * size.total_size;
 }
 
 int
-sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
+sp_io_start_ports(unsigned rxq, unsigned txq, unsigned mbufs, unsigned rxd,
+                  unsigned txd, struct sp_err *err)
 {
     if (n_ports == 0) {
         return sp_err_set(err, "no ports: give at least one --port");
@@ -355,7 +360,7 @@ sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
         }
     }
     for (unsigned socket = 0; socket < RTE_MAX_NUMA_NODES; socket++) {
-        unsigned ports = 0;
+        unsigned ports = 0, share;
         char name[RTE_MEMPOOL_NAMESIZE];
 
         for (unsigned port = 1; port <= n_ports; port++) {
@@ -364,15 +369,17 @@ sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
         if (!ports) {
             continue;
         }
+        /* Each socket's pool its ports' share of the buffers. */
+        share = (unsigned)(((uint64_t)mbufs * ports + n_ports - 1) / n_ports);
         snprintf(name, sizeof name, "sp_pool%u", socket);
-        pools[socket] =
-            rte_pktmbuf_pool_create(name, pool_mbufs(ports, rxq, txq),
-                                    POOL_CACHE, 0, buf_size, (int)socket);
+        pools[socket] = rte_pktmbuf_pool_create(name, share, POOL_CACHE, 0,
+                                                buf_size, (int)socket);
         if (!pools[socket]) {
             return sp_err_set(err,
-                              "cannot create the packet pool of NUMA socket "
-                              "%u: %s",
-                              socket, rte_strerror(rte_errno));
+                              "cannot create the packet pool of %u mbufs of "
+                              "NUMA socket %u: %s (give EAL more memory, -- "
+                              "-m MB, or fewer --mbufs)",
+                              share, socket, rte_strerror(rte_errno));
         }
         for (unsigned port = 1; port <= n_ports; port++) {
             if (port_socket(port) == socket) {
@@ -389,7 +396,7 @@ sp_io_start_ports(unsigned rxq, unsigned txq, struct sp_err *err)
                           SMALL_LEN, rte_strerror(rte_errno));
     }
     for (unsigned port = 1; port <= n_ports; port++) {
-        if (start_port(port, rxq, txq, err)) {
+        if (start_port(port, rxq, txq, rxd, txd, err)) {
             sp_io_stop_ports();
             return -1;
         }

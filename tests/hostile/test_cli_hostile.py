@@ -115,7 +115,7 @@ def test_before_dpdk():
     for i in range(8):
         ports += ["--port", "net_null%d" % i]
     refused(["run"] + ports + ["--flows", drop, "--pmd-threads", "64"],
-            "--pmd-threads: 64 PMD threads on 8 port(s) need a packet pool",
+            "run: 64 PMD threads on 8 port(s) need a packet pool of",
             "--pmd-threads 64")
     # EAL arguments simdpath sets itself or cannot honour (secondary hung).
     for eal in (["-l", "0"], ["-c0x1"], ["--lcores=0"], ["-v", "-l0"],

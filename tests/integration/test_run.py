@@ -322,6 +322,24 @@ def test_control_under_traffic():
         rc, out, err = ctl("flow-dump")
         check(rc == 0 and out.count("\n") == 8 + 20,
               "flow-dump lists %d rules: %s" % (out.count("\n"), out))
+        check(all(re.match(r" duration=\d+\.\d{3}s, n_packets=\d+, "
+                           r"n_bytes=\d+, idle_age=\d+, priority=\d+,", line)
+                  for line in out.splitlines()),
+              "flow-dump prints the counters as ovs-ofctl: " + out)
+        rule = "priority=600,in_port=1,udp,tp_dst=7,actions=output:2"
+        check(ctl("flow-add", rule)[0] == 0, "flow-add " + rule)
+        check(ctl("flow-mod", "--strict", rule.replace(":2", ":3"))[0] == 0,
+              "flow-mod --strict")
+        rc, out, err = ctl("flow-dump")
+        check("priority=600,udp,in_port=1,tp_dst=7,actions=output:3\n" in out,
+              "flow-mod applied: " + out)
+        rc, out, err = ctl("flow-del", "--strict", "in_port=1,udp,tp_dst=7")
+        check(rc == 1 and "no rule with this match and priority" in err,
+              "flow-del --strict of another priority: " + err)
+        check(ctl("flow-del", "in_port=1,udp,tp_dst=7")[0] == 0,
+              "loose flow-del")
+        check(ctl("flow-dump")[1].count("\n") == 8 + 20,
+              "loose flow-del deleted the rule")
         rc, out, err = ctl("autovalidate-show")
         check(rc == 0 and "mismatches" in out, "autovalidate-show: " + out)
         rc, out, err = ctl("counters-show")
@@ -329,6 +347,27 @@ def test_control_under_traffic():
         check(rc == 0 and before.get(1, {}).get("rx", 0) > 0,
               "traffic flows: " + out)
         check(ctl("counters-clear")[0] == 0, "counters-clear")
+        rc, out, err = ctl("pmd-perf-enable", "sometimes")
+        check(rc == 1 and "expected on or off" in err,
+              "pmd-perf-enable sometimes: " + err)
+        check(ctl("pmd-perf-enable", "on") == (0, "pmd profile: on\n", ""),
+              "pmd-perf-enable on")
+        check(ctl("pmd-perf-clear")[0] == 0, "pmd-perf-clear")
+        for _ in range(100):
+            rc, out, err = ctl("pmd-perf-show")
+            m = re.search(r"^  packets: (\d+), batches: (\d+) "
+                          r"\([\d.]+ packets/batch\)$", out, re.M)
+            if m and int(m.group(2)) > 0:
+                break
+            time.sleep(0.05)
+        stages = re.findall(r"^    (\S+) +[\d.]+ cycles/packet "
+                            r"\([\d.]+%\)$", out, re.M)
+        check(rc == 0 and out.startswith("pmd profile: on\npmd 0:\n") and m
+              and re.search(r"^  busy cycles: \d+ \([\d.]+%\), idle cycles:"
+                            r" \d+ \([\d.]+%\)$", out, re.M)
+              and stages == ["receive", "parse", "hash_emc", "classifier",
+                             "actions", "transmit"],
+              "pmd-perf-show: " + out)
         check(ctl("stop")[0] == 0, "stop")
         out, err = proc.communicate(timeout=30)
     finally:
@@ -509,6 +548,39 @@ def test_pinning():
           "the pinned PMD forwarded: " + out[-500:])
 
 
+def test_long_replay():
+    """A capture of more packets than the fixed pool once held replays
+    (net_pcap infinite_rx keeps one mbuf per packet); too few --mbufs, a
+    pool over the memory and bad descriptor counts are refused."""
+    d = os.path.join(WORK, "replay")
+    os.makedirs(d, exist_ok=True)
+    flows = os.path.join(d, "flows.txt")
+    with open(flows, "w") as f:
+        f.write("in_port=1,actions=output:2\n")
+    pcap = os.path.join(d, "many.pcap")
+    frame = bytes.fromhex("020000000002020000000001" "0800"
+                          "4500002e000000004011000a0a0000010a010001") \
+        + bytes(26)
+    model.write_pcap(pcap, [frame] * 20000)
+    port = "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap
+    rc, out, err = run(["run", "--port", port, "--port", "net_null0,no-rx=1",
+                        "--flows", flows, "--duration", "1"])
+    check(rc == 0 and conserved(counters(out)) and no_leak(out) and
+          counters(out).get(2, {}).get("tx", 0) > 20000,
+          "a 20,000-packet capture replays: %s %s" % (out[-400:], err[-400:]))
+    for extra, code, needle in [
+            (["--mbufs", "8192"], 1, "port 1 (net_pcap): set-up failed"),
+            (["--mbufs", "400000"], 2,
+             "need a packet pool of 400000 mbufs (903 MB)"),
+            (["--rxd", "100"], 2, "--rxd: 100: a power of two"),
+            (["--txd", "x"], 2, "--txd: invalid value")]:
+        rc, out, err = run(["run", "--port", port, "--port",
+                            "net_null0,no-rx=1", "--flows", flows,
+                            "--duration", "1"] + extra)
+        check(rc == code and needle in err,
+              "%s: exit %d (want %d): %s" % (extra, rc, code, err[-400:]))
+
+
 def telemetry(path, command):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect(path)
@@ -531,17 +603,18 @@ def test_telemetry():
     sock = os.path.join(runtime, "simdpath-it", "dpdk_telemetry.v2")
     proc = subprocess.Popen(
         CMD + ["run", "--port", "net_null0", "--port", "net_null1,no-rx=1",
-         "--flows", flows, "--duration", "3", "--",
+         "--flows", flows, "--duration", "3", "--pmd-perf", "--",
          "--file-prefix=simdpath-it"], cwd=WORK, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, SIMDPATH_CTL=os.path.join(d, "ctl.sock")))
-    ports = pmds = None
+    ports = pmds = perf = None
     for _ in range(50):
         time.sleep(0.1)
         try:
             ports = telemetry(sock, "/simdpath/ports")
             pmds = telemetry(sock, "/simdpath/pmds")
-            if ports and ports.get("port1_rx"):
+            perf = telemetry(sock, "/simdpath/pmd_perf")
+            if ports and ports.get("port1_rx") and perf.get("pmd0_packets"):
                 break
         except (OSError, ValueError, KeyError):
             continue
@@ -554,12 +627,17 @@ def test_telemetry():
           "telemetry has the NIC counters: %s" % ports)
     check(pmds and pmds.get("pmd0_packets", 0) > 0,
           "telemetry /simdpath/pmds: %s" % pmds)
+    stages = ("receive", "parse", "hash_emc", "classifier", "actions",
+              "transmit")
+    check(perf and perf.get("enabled") == 1 and perf["pmd0_packets"] > 0
+          and all(perf.get("pmd0_%s_cycles" % s, 0) > 0 for s in stages),
+          "telemetry /simdpath/pmd_perf under --pmd-perf: %s" % perf)
 
 
 def main():
     tests = [test_demo, test_errors, test_multiport_ring, test_two_pmds,
              test_pinning, test_jumbo_pcap,
-             test_telemetry,
+             test_telemetry, test_long_replay,
              test_control_under_traffic, test_every_impl_on_corpus,
              test_cross_arch]
     for t in tests:
