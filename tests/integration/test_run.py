@@ -571,7 +571,8 @@ def test_long_replay():
     for extra, code, needle in [
             (["--mbufs", "8192"], 1, "port 1 (net_pcap): set-up failed"),
             (["--mbufs", "400000"], 2,
-             "need a packet pool of 400000 mbufs (903 MB)"),
+             # The size in MB depends on the architecture's mbuf.
+             "need a packet pool of 400000 mbufs ("),
             (["--rxd", "100"], 2, "--rxd: 100: a power of two"),
             (["--txd", "x"], 2, "--txd: invalid value")]:
         rc, out, err = run(["run", "--port", port, "--port",
