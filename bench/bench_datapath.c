@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchlib.h"
 #include "simdpath/datapath.h"
 
 #define HEADROOM 128
@@ -181,7 +182,6 @@ main(int argc, char **argv)
     struct sp_dp_port_stats stats;
     struct sp_err err;
     unsigned long iterations;
-    char *end;
 
     if (argc < 4 || argc > 5 || strcmp(argv[1], "--count") ||
         (argc == 5 && strcmp(argv[4], "demo"))) {
@@ -189,9 +189,8 @@ main(int argc, char **argv)
                 "usage: bench_datapath --count VARIANT ITERATIONS [demo]\n");
         return 2;
     }
-    sim.passes_left = strtoul(argv[3], &end, 10);
-    if (!*argv[3] || *end || argv[3][0] == '-') {
-        fprintf(stderr, "bench_datapath: bad ITERATIONS '%s'\n", argv[3]);
+    if (sp_bench_count_iterations("bench_datapath", argv[3],
+                                  &sim.passes_left)) {
         return 2;
     }
     if (sp_dispatch_set_impl(argv[2], &err)) {

@@ -244,24 +244,10 @@ count_mode(int argc, char **argv)
     static struct rewrite_case rc;
     struct sp_random rng = {1};
     const struct sp_variant *v;
-    char *end;
     unsigned long iterations;
     unsigned ran = 0;
 
-    if (argc < 4 || argc > 5) {
-        fprintf(stderr, "usage: bench_kernels --count VARIANT ITERATIONS "
-                        "[CASE]\n");
-        return 2;
-    }
-    v = sp_variant_find(argv[2]);
-    if (!v || !sp_variant_supported(v)) {
-        fprintf(stderr, "bench_kernels: variant '%s' is %s\n", argv[2],
-                v ? "not supported by this CPU" : "not compiled");
-        return 2;
-    }
-    iterations = strtoul(argv[3], &end, 10);
-    if (!*argv[3] || *end || argv[3][0] == '-') {
-        fprintf(stderr, "bench_kernels: bad ITERATIONS '%s'\n", argv[3]);
+    if (sp_bench_count_args("bench_kernels", argc, argv, &v, &iterations)) {
         return 2;
     }
     sp_random_fill(&rng, hc.keys, sizeof hc.keys);

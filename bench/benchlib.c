@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "benchlib.h"
+#include "simdpath/dispatch.h"
 
 static uint64_t
 now_ns(void)
@@ -102,4 +104,39 @@ sp_bench_turns(const struct sp_bench_turns *b, double *median, double *all)
         median[k] = sp_median(t + k * b->samples, b->samples);
     }
     free(t);
+}
+
+int
+sp_bench_count_iterations(const char *prog, const char *text,
+                          unsigned long *iterations)
+{
+    char *end;
+
+    *iterations = strtoul(text, &end, 10);
+    if (!*text || *end || text[0] == '-') {
+        fprintf(stderr, "%s: bad ITERATIONS '%s'\n", prog, text);
+        return 2;
+    }
+    return 0;
+}
+
+int
+sp_bench_count_args(const char *prog, int argc, char **argv,
+                    const struct sp_variant **variant,
+                    unsigned long *iterations)
+{
+    const struct sp_variant *v;
+
+    if (argc < 4 || argc > 5) {
+        fprintf(stderr, "usage: %s --count VARIANT ITERATIONS [CASE]\n", prog);
+        return 2;
+    }
+    v = sp_variant_find(argv[2]);
+    if (!v || !sp_variant_supported(v)) {
+        fprintf(stderr, "%s: variant '%s' is %s\n", prog, argv[2],
+                v ? "not supported by this CPU" : "not compiled");
+        return 2;
+    }
+    *variant = v;
+    return sp_bench_count_iterations(prog, argv[3], iterations);
 }

@@ -59,4 +59,18 @@ struct sp_bench_turns {
 void sp_bench_turns(const struct sp_bench_turns *b, double *median,
                     double *all);
 
+/* The --count modes (instruction counts: one variant, a given number of
+ * iterations, nothing else). ITERATIONS must be digits; an error names
+ * 'prog' and returns 2, the exit status. */
+int sp_bench_count_iterations(const char *prog, const char *text,
+                              unsigned long *iterations);
+
+struct sp_variant;
+
+/* argv: PROG --count VARIANT ITERATIONS [CASE], VARIANT compiled and
+ * supported by this CPU. */
+int sp_bench_count_args(const char *prog, int argc, char **argv,
+                        const struct sp_variant **variant,
+                        unsigned long *iterations);
+
 #endif /* SP_BENCHLIB_H */
