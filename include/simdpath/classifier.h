@@ -71,12 +71,14 @@ const struct sp_rule *sp_cls_insert(struct sp_cls *cls,
                                     const struct sp_actions *actions,
                                     struct sp_err *err);
 
-/* sp_cls_insert, with rule->aux set before any lookup can see the rule. */
-const struct sp_rule *sp_cls_insert_aux(struct sp_cls *cls,
-                                        const struct sp_match *match,
-                                        uint32_t priority,
-                                        const struct sp_actions *actions,
-                                        void *aux, struct sp_err *err);
+/* sp_cls_insert, with a copy of aux_size bytes of aux stored with the rule
+ * (rule->aux, 64-byte aligned) before any lookup can see it, and freed with
+ * the rule. In the same allocation, a lookup that reads the rule also
+ * brings the start of aux near, and no second free can be forgotten. */
+const struct sp_rule *
+sp_cls_insert_aux(struct sp_cls *cls, const struct sp_match *match,
+                  uint32_t priority, const struct sp_actions *actions,
+                  const void *aux, size_t aux_size, struct sp_err *err);
 
 /* Removes a rule sp_cls_insert returned; it is freed after a grace period. */
 void sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule);

@@ -51,14 +51,17 @@ sp_cls_insert(struct sp_cls *cls, const struct sp_match *match,
               uint32_t priority, const struct sp_actions *actions,
               struct sp_err *err)
 {
-    return sp_cls_insert_aux(cls, match, priority, actions, NULL, err);
+    return sp_cls_insert_aux(cls, match, priority, actions, NULL, 0, err);
 }
 
 const struct sp_rule *
 sp_cls_insert_aux(struct sp_cls *cls, const struct sp_match *match,
                   uint32_t priority, const struct sp_actions *actions,
-                  void *aux, struct sp_err *err)
+                  const void *aux, size_t aux_size, struct sp_err *err)
 {
+    /* 128-byte aligned: the rule's last line and aux's first are one pair
+     * for the CPU's adjacent-line prefetch. */
+    size_t node_size = (sizeof(struct sp_cls_node) + 63) / 64 * 64;
     struct sp_cls_node *node;
     struct sp_cls_subtable *st;
     bool new_st = false;
@@ -67,7 +70,7 @@ sp_cls_insert_aux(struct sp_cls *cls, const struct sp_match *match,
     if (sp_match_validate(match, err)) {
         return NULL;
     }
-    node = aligned_alloc(64, (sizeof *node + 63) / 64 * 64);
+    node = aligned_alloc(128, (node_size + aux_size + 127) / 128 * 128);
     if (!node) {
         sp_err_set(err, "%s", "no memory for a rule");
         return NULL;
@@ -76,7 +79,9 @@ sp_cls_insert_aux(struct sp_cls *cls, const struct sp_match *match,
     node->rule.match = *match;
     node->rule.priority = priority;
     node->rule.actions = actions;
-    node->rule.aux = aux;
+    if (aux_size) {
+        node->rule.aux = memcpy((char *)node + node_size, aux, aux_size);
+    }
     pthread_mutex_lock(&cls->lock);
     node->rule.seq = cls->next_seq++;
     st = sp_cls_find_subtable(cls, &match->mask);

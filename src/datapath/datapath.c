@@ -64,6 +64,12 @@ struct flow_line {
     double created; /* line 0: CLOCK_MONOTONIC seconds */
 } __attribute__((aligned(64)));
 
+/* Packets in a row of a burst that matched one rule. */
+struct rule_run {
+    const struct sp_rule *rule;
+    uint32_t packets, bytes;
+};
+
 struct pmd {
     struct sp_dp *dp;
     unsigned index;
@@ -75,6 +81,11 @@ struct pmd {
     uint64_t burst_tsc;                         /* when it was received */
     uint32_t n_copies;
     struct sp_packet copies[MAX_COPIES];
+    /* The last burst's rule counts, added after the next receive, by
+     * when the prefetched counter lines have arrived (see flush_counts). */
+    uint32_t n_runs;
+    uint64_t runs_tsc;
+    struct rule_run runs[SP_BATCH_MAX];
     struct sp_dp_pmd_stats stats;
     struct port_counters ports[SP_DP_MAX_PORTS + 1];
     /* The counters at the last clear, taken by the PMD itself between
@@ -251,23 +262,23 @@ rule_actions(const struct sp_rule *rule)
     return __atomic_load_n(&rule->actions, __ATOMIC_ACQUIRE);
 }
 
-/* Adds n packets of 'bytes' bytes to a rule's counters on this PMD. */
-static inline void
-count_rule(struct pmd *pmd, const struct sp_rule *rule, uint32_t n,
-           uint64_t bytes)
+/* Adds the last burst's runs to their rules' counters on this PMD. It
+ * runs after the next receive and before the quiescent state, so the rules
+ * are still safe to use and their lines, prefetched a whole receive
+ * earlier, are in cache. */
+static void
+flush_counts(struct pmd *pmd)
 {
-    struct flow_line *c = (struct flow_line *)rule->aux + pmd->index;
+    for (uint32_t r = 0; r < pmd->n_runs; r++) {
+        const struct rule_run *run = &pmd->runs[r];
+        struct flow_line *c = (struct flow_line *)run->rule->aux + pmd->index;
 
-    bump(&c->packets, n);
-    bump(&c->bytes, bytes);
-    __atomic_store_n(&c->used, pmd->burst_tsc, __ATOMIC_RELAXED);
+        bump(&c->packets, run->packets);
+        bump(&c->bytes, run->bytes);
+        __atomic_store_n(&c->used, pmd->runs_tsc, __ATOMIC_RELAXED);
+    }
+    pmd->n_runs = 0;
 }
-
-/* Packets in a row of a burst that matched one rule. */
-struct rule_run {
-    const struct sp_rule *rule;
-    uint32_t packets, bytes;
-};
 
 /* One received burst, from one port, through the whole pipeline. */
 static void
@@ -280,7 +291,7 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     const struct sp_actions *actions[SP_BATCH_MAX];
     uint32_t found, unmatched, emc_hits, pending;
     uint32_t parse_errors = 0, groups = 0, n_runs = 0;
-    struct rule_run runs[SP_BATCH_MAX];
+    struct rule_run *runs = pmd->runs;
     uint64_t gen;
 
     for (uint32_t i = 0; i < n; i++) {
@@ -314,7 +325,7 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
          (uint64_t)__builtin_popcount(unmatched));
 
     /* Rule counters, one add per run of packets of one rule, made after
-     * the actions: their lines, prefetched now, are in cache by then. */
+     * the next receive (flush_counts); their lines are prefetched now. */
     for (pending = found; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
 
@@ -346,9 +357,8 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
         groups++;
     }
     bump(&pmd->stats.groups, groups);
-    for (uint32_t r = 0; r < n_runs; r++) {
-        count_rule(pmd, runs[r].rule, runs[r].packets, runs[r].bytes);
-    }
+    pmd->n_runs = n_runs;
+    pmd->runs_tsc = pmd->burst_tsc;
     stage_end(pmd, SP_DP_STAGE_ACTIONS);
     for (uint32_t port = 1; port <= pmd->dp->config.n_ports; port++) {
         flush_port(pmd, port);
@@ -404,6 +414,17 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
                 pmd->stamp = start;
                 stage_end(pmd, SP_DP_STAGE_RX);
             }
+            if (pmd->n_runs) {
+                flush_counts(pmd);
+                if (n) {
+                    stage_end(pmd, SP_DP_STAGE_ACTIONS);
+                }
+            }
+            /* Once a poll, after the first receive: the previous burst's
+             * rules were used last just above. */
+            if (q == index) {
+                rcu_quiescent_state();
+            }
             if (lost.too_long | lost.no_buffer) {
                 count_lost(pmd, port, &lost);
             }
@@ -430,8 +451,11 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
                 }
             }
         }
-        rcu_quiescent_state();
+        if (index >= n_queues) { /* no queue: holds no rule */
+            rcu_quiescent_state();
+        }
     }
+    flush_counts(pmd);
     __atomic_sub_fetch(&dp->running_pmds, 1, __ATOMIC_ACQ_REL);
     rcu_unregister_thread();
     return 0;
@@ -550,15 +574,7 @@ sp_dp_destroy(struct sp_dp *dp)
         }
     }
     if (dp->cls) {
-        const struct sp_rule **rules = sp_cls_rules(dp->cls);
-
-        for (size_t i = 0; rules && rules[i]; i++) {
-            free(rules[i]->aux);
-        }
-        free(rules);
-    }
-    if (dp->cls) {
-        sp_cls_destroy(dp->cls); /* releases every rule's actions */
+        sp_cls_destroy(dp->cls); /* frees every rule, actions and counters */
     }
     sp_actions_pool_destroy(dp->actions);
     pthread_mutex_destroy(&dp->del_lock);
@@ -613,26 +629,19 @@ sp_dp_flow_add(struct sp_dp *dp, const char *text, struct sp_err *err)
     struct sp_flow_spec spec;
     const struct sp_actions *actions;
     const struct sp_rule *rule = NULL;
-    struct flow_line *lines;
-    size_t size = dp->config.n_pmds * sizeof *lines;
+    struct flow_line lines[SP_DP_MAX_PMDS];
 
     if (parse_rule(dp, text, &spec, NULL, &actions, err)) {
         return -1;
     }
-    lines = aligned_alloc(64, size);
-    if (!lines) {
-        sp_err_set_at(err, 1, "out of memory for a rule");
-    } else {
-        memset(lines, 0, size);
-        lines[0].created = monotonic_seconds();
-        rule = sp_cls_insert_aux(dp->cls, &spec.match, spec.priority, actions,
-                                 lines, err);
-        if (!rule && err) {
+    memset(lines, 0, dp->config.n_pmds * sizeof *lines);
+    lines[0].created = monotonic_seconds();
+    rule = sp_cls_insert_aux(dp->cls, &spec.match, spec.priority, actions,
+                             lines, dp->config.n_pmds * sizeof *lines, err);
+    if (!rule) {
+        if (err) {
             err->column = 1;
         }
-    }
-    if (!rule) {
-        free(lines);
         sp_actions_release(actions);
         return -1;
     }
@@ -693,7 +702,6 @@ sp_dp_flow_del_matching(struct sp_dp *dp, const char *text, bool strict,
 {
     struct sp_flow_spec spec;
     const struct sp_rule **rules;
-    struct flow_line **lines = NULL;
     unsigned n;
 
     *deleted = 0;
@@ -702,28 +710,16 @@ sp_dp_flow_del_matching(struct sp_dp *dp, const char *text, bool strict,
     }
     pthread_mutex_lock(&dp->del_lock);
     rules = select_rules(dp, &spec, strict, &n);
-    lines = rules ? malloc((n ? n : 1) * sizeof *lines) : NULL;
-    if (!lines) {
+    if (!rules) {
         pthread_mutex_unlock(&dp->del_lock);
-        free(rules);
         return sp_err_set_at(err, 1, "out of memory");
     }
     for (unsigned i = 0; i < n; i++) {
-        lines[i] = rules[i]->aux;
-        /* The actions go with the rule, after a grace period. */
+        /* Actions and counters go with the rule, after a grace period. */
         sp_cls_remove(dp->cls, rules[i]);
     }
     pthread_mutex_unlock(&dp->del_lock);
     free(rules);
-    /* No PMD holds a removed rule, nor counts into its lines, after a
-     * grace period. */
-    if (n) {
-        synchronize_rcu();
-    }
-    for (unsigned i = 0; i < n; i++) {
-        free(lines[i]);
-    }
-    free(lines);
     *deleted = n;
     return 0;
 }
