@@ -127,6 +127,9 @@ test_parse_and_format(void **state)
     check_round_trip("push_vlan:0x8100,mod_vlan_pcp:3,output:0", &ipv6,
                      "push_vlan:0x8100,mod_vlan_pcp:3,output:0");
     check_round_trip("mod_tp_dst:80", &tcp, "mod_tp_dst:80");
+    check_round_trip("controller", &any, "controller");
+    check_round_trip("controller:65535,controller:0,output:1,controller:128",
+                     &any, "controller,controller:0,output:1,controller:128");
 }
 
 /* 'text' is refused at byte 'ofs' with a message holding 'what'. */
@@ -206,6 +209,8 @@ test_parse_errors(void **state)
     check_refused("set_field:1", &ipv6, 11, "expected '->FIELD'");
     check_refused("set_field:1.2.3.4->ipv6_src", &ipv6, 10,
                   "expected an IPv6 address");
+    check_refused("controller:65536", &any, 11, "expected a length 0..65535");
+    check_refused("controller:x", &any, 11, "expected a length");
 }
 
 /* Test packets: malloc'd with headroom; 'live' counts those not freed. */
@@ -526,6 +531,116 @@ run_drops(void)
     assert_string_equal(sp_drop_reason_name(SP_DROP_TTL),
                         "TTL or hop limit expired");
     assert_null(sp_drop_reason_name(SP_DROP_COUNT));
+}
+
+/* What the controller callback took: the packets (freed at once), with
+ * their max_len, and the reason it refuses for once 'taken' reaches
+ * 'room'. */
+static struct {
+    unsigned taken, room;
+    uint16_t max_len[8];
+    uint32_t len[8];
+    enum sp_drop_reason refuse;
+} ctrl;
+
+static enum sp_drop_reason
+to_controller(struct sp_action_ctx *ctx, struct sp_packet *pkt,
+              uint16_t max_len)
+{
+    if (ctrl.taken == ctrl.room) {
+        return ctrl.refuse;
+    }
+    ctrl.max_len[ctrl.taken] = max_len;
+    ctrl.len[ctrl.taken++] = pkt->len;
+    free_packet(ctx, pkt);
+    return SP_DROP_COUNT;
+}
+
+static void
+run_controller(void)
+{
+    struct sp_match any, ip;
+    struct sp_action_ctx ctx;
+    struct sp_packet *pkts[2];
+    uint8_t frame[128];
+    uint16_t l3, l4;
+    uint32_t len;
+    struct sp_actions *a;
+
+    match_init(&any, 0, -1, false);
+    match_init(&ip, 0x0800, -1, false);
+    len = build_ipv4(frame, 17, 64, false, &l3, &l4, 3);
+    /* The last output: the packets themselves go. */
+    memset(&ctrl, 0, sizeof ctrl);
+    ctrl.room = 8;
+    pkts[0] = new_packet(frame, len, l3, l4);
+    pkts[1] = new_packet(frame, len, l3, l4);
+    a = parse_ok("controller:64", &any);
+    assert_true(sp_actions_to_controller(a));
+    ctx_init(&ctx);
+    ctx.controller = to_controller;
+    sp_actions_execute(a, pkts, 2, &ctx);
+    sp_actions_free(a);
+    assert_int_equal(ctrl.taken, 2);
+    assert_int_equal(ctrl.max_len[0], 64);
+    ctx_finish(&ctx);
+    /* Before other actions: copies as they were then, the packets go on
+     * to the port. */
+    memset(&ctrl, 0, sizeof ctrl);
+    ctrl.room = 8;
+    pkts[0] = new_packet(frame, len, l3, l4);
+    a = parse_ok("controller,push_vlan:0x8100,output:1", &ip);
+    ctx_init(&ctx);
+    ctx.controller = to_controller;
+    sp_actions_execute(a, pkts, 1, &ctx);
+    sp_actions_free(a);
+    assert_int_equal(ctrl.taken, 1);
+    assert_int_equal(ctrl.max_len[0], UINT16_MAX);
+    assert_int_equal(ctrl.len[0], len);
+    assert_int_equal(tx[1].count, 1);
+    assert_int_equal(tx[1].pkts[0]->len, len + 4);
+    ctx_finish(&ctx);
+    /* Refused: dropped for the callback's reason; no callback, for want
+     * of a controller; no buffer for the copy, no_buffer. */
+    memset(&ctrl, 0, sizeof ctrl);
+    ctrl.room = 1;
+    ctrl.refuse = SP_DROP_CONTROLLER_FULL;
+    pkts[0] = new_packet(frame, len, l3, l4);
+    pkts[1] = new_packet(frame, len, l3, l4);
+    a = parse_ok("controller", &any);
+    ctx_init(&ctx);
+    ctx.controller = to_controller;
+    sp_actions_execute(a, pkts, 2, &ctx);
+    assert_int_equal(ctrl.taken, 1);
+    assert_int_equal(ctx.drops[SP_DROP_CONTROLLER_FULL], 1);
+    ctx_finish(&ctx);
+    pkts[0] = new_packet(frame, len, l3, l4);
+    ctx_init(&ctx);
+    sp_actions_execute(a, pkts, 1, &ctx);
+    assert_int_equal(ctx.drops[SP_DROP_NO_CONTROLLER], 1);
+    ctx_finish(&ctx);
+    sp_actions_free(a);
+    pkts[0] = new_packet(frame, len, l3, l4);
+    a = parse_ok("output:2", &any);
+    assert_false(sp_actions_to_controller(a));
+    sp_actions_free(a);
+    a = parse_ok("controller,output:2", &any);
+    ctx_init(&ctx);
+    ctx.aux = &ctx; /* clone_packet: no buffers */
+    ctx.controller = to_controller;
+    sp_actions_execute(a, pkts, 1, &ctx);
+    ctx.aux = NULL;
+    assert_int_equal(ctx.drops[SP_DROP_NO_BUFFER], 1);
+    assert_int_equal(tx[2].count, 1);
+    ctx_finish(&ctx);
+    sp_actions_free(a);
+}
+
+static void
+test_controller(void **state)
+{
+    (void)state;
+    for_each_variant(run_controller);
 }
 
 static void
@@ -955,6 +1070,7 @@ main(void)
         cmocka_unit_test(test_parse_and_format),
         cmocka_unit_test(test_pool),
         cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_controller),
         cmocka_unit_test_teardown(test_outputs, reset_dispatch),
         cmocka_unit_test_teardown(test_drops, reset_dispatch),
         cmocka_unit_test(test_vlan),

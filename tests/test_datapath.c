@@ -2,7 +2,8 @@
 /*
  * The datapath on ports simulated in memory: forwarding by rules, counters
  * that conserve, the same output from every kernel variant, kernel and rule
- * changes while traffic flows, and flow file errors. DPDK is not needed,
+ * changes while traffic flows, flow file errors, and the controller's
+ * packets both ways (PACKET_IN and PACKET_OUT). DPDK is not needed,
  * so this runs on every leg (arm64 too).
  */
 #include <arpa/inet.h>
@@ -146,6 +147,17 @@ sim_clone(const struct sp_packet *pkt, struct sp_packet *copy)
     return 0;
 }
 
+static int
+sim_alloc(const uint8_t *data, uint32_t len, struct sp_packet *pkt)
+{
+    uint8_t *buf = alloc_buffer(len);
+
+    memcpy(buf + HEADROOM, data, len);
+    *pkt =
+        (struct sp_packet){.data = buf + HEADROOM, .len = len, .owner = buf};
+    return 0;
+}
+
 static uint64_t
 sim_tsc(void)
 {
@@ -158,6 +170,7 @@ static const struct sp_io_ops sim_io = {
     .free = sim_free,
     .clone = sim_clone,
     .tsc = sim_tsc,
+    .alloc = sim_alloc,
     .headroom = HEADROOM,
 };
 
@@ -286,24 +299,26 @@ run_to_end(struct sp_dp *dp)
     pthread_join(t.thread, NULL);
 }
 
-/* rx + copies = tx + drops, over all ports; returns the drops. */
+/* rx + copies + packet_out = tx + packet_in + drops, over all ports and
+ * the controller's (0); returns the drops. */
 static uint64_t
 assert_conserved(struct sp_dp *dp)
 {
     uint64_t in = 0, out = 0, drops = 0;
 
-    for (unsigned p = 1; p <= 3; p++) {
+    for (unsigned p = 0; p <= 3; p++) {
         struct sp_dp_port_stats s;
 
         sp_dp_port_stats(dp, p, &s);
-        in += s.rx + s.copies;
-        out += s.tx;
+        in += s.rx + s.copies + s.packet_out;
+        out += s.tx + s.packet_in;
         for (unsigned r = 0; r < SP_DP_DROP_COUNT; r++) {
             drops += s.drops[r];
         }
     }
     if (in != out + drops) {
-        fail_msg("counters: rx + copies %llu != tx %llu + drops %llu",
+        fail_msg("counters: rx + copies + packet_out %llu != tx + "
+                 "packet_in %llu + drops %llu",
                  (unsigned long long)in, (unsigned long long)out,
                  (unsigned long long)drops);
     }
@@ -564,8 +579,9 @@ test_drop_names(void **state)
 {
     (void)state;
     static const char *const names[] = {
-        "action",    "no_output",   "ttl",      "no_port",    "tx_full",
-        "no_buffer", "no_headroom", "no_match", "tx_refused", "too_long",
+        "action",          "no_output", "ttl",         "no_port",
+        "tx_full",         "no_buffer", "no_headroom", "no_controller",
+        "controller_full", "no_match",  "tx_refused",  "too_long",
     };
 
     assert_int_equal(SP_DP_DROP_COUNT, sizeof names / sizeof names[0]);
@@ -1167,6 +1183,182 @@ test_flow_mod_under_traffic(void **state)
     sim_reset();
 }
 
+/* ---- the controller's packets ---- */
+
+static void
+count_notify(void *aux)
+{
+    __atomic_add_fetch((unsigned *)aux, 1, __ATOMIC_RELAXED);
+}
+
+/* The first input frame of a shape. */
+static const struct frame *
+frame_of(enum sp_pktgen_shape shape)
+{
+    return &sim.in[shape];
+}
+
+/* Takes the queued packet-ins, checks what each says of its rule, frees
+ * them; returns how many, counting those from each rule. */
+static unsigned
+take_packet_ins(struct sp_dp *dp, unsigned *misses, unsigned *arps,
+                unsigned *from_port2)
+{
+    struct sp_dp_packet_in pins[64];
+    unsigned n = sp_dp_packet_in_take(dp, pins, 64);
+
+    for (unsigned i = 0; i < n; i++) {
+        const struct sp_dp_packet_in *p = &pins[i];
+
+        assert_true(p->rule);
+        if (p->priority == 10) {
+            assert_int_equal(p->max_len, 20);
+            assert_int_equal(p->match.mask.in_port, 0xffff);
+            assert_int_equal(p->pkt.in_port, 1);
+            (*arps)++;
+        } else {
+            assert_int_equal(p->priority, 0);
+            assert_int_equal(p->max_len, UINT16_MAX);
+            {
+                static const struct sp_flow_key none;
+
+                assert_memory_equal(&p->match.mask, &none, sizeof none);
+            }
+            *from_port2 += p->pkt.in_port == 2;
+            (*misses)++;
+        }
+        sp_dp_packet_in_done(dp, &pins[i].pkt);
+    }
+    return n;
+}
+
+static void
+test_controller_path(void **state)
+{
+    static const char *const rules[] = {
+        "priority=0,actions=controller",
+        "priority=10,in_port=1,arp,actions=controller:20,output:2",
+        NULL,
+    };
+    unsigned notified = 0, taken = 0, misses = 0, arps = 0, from_port2 = 0;
+    unsigned arp_in = 0, spins = 0;
+    struct sp_dp_port_stats p0, p1, p2, p3;
+    struct pmd_thread t;
+    const struct frame *udp, *arp;
+    struct sp_err err;
+    struct sp_dp *dp;
+
+    (void)state;
+    sim_reset();
+    make_traffic(600);
+    for (unsigned i = 0; i < sim.n_in; i++) {
+        arp_in += i % SP_PKTGEN_SHAPE_COUNT == SP_PKTGEN_ARP;
+    }
+    udp = frame_of(SP_PKTGEN_IPV4_UDP);
+    arp = frame_of(SP_PKTGEN_ARP);
+    dp = make_dp(rules, 1);
+    sp_dp_controller_set(dp, true, count_notify, &notified);
+    t = (struct pmd_thread){dp, 0, 0};
+    assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
+    /* Every frame goes to the controller once: queued, or dropped as the
+     * queue was full. */
+    for (;;) {
+        unsigned n = take_packet_ins(dp, &misses, &arps, &from_port2);
+
+        taken += n;
+        sp_dp_port_stats(dp, 1, &p1);
+        if (p1.rx == sim.n_in &&
+            taken + p1.drops[SP_DP_DROP_CONTROLLER_FULL] == sim.n_in) {
+            break;
+        }
+        if (!n) {
+            usleep(100);
+        }
+        assert_true(++spins < 1000000); /* a safety net, not a timing */
+    }
+    assert_int_equal(p1.packet_in, taken);
+    assert_true(arps > 0 && arps <= arp_in);
+    assert_true(misses > 0);
+    assert_true(__atomic_load_n(&notified, __ATOMIC_RELAXED) > 0);
+    /* The ARP frames went on to port 2 as well, whole. */
+    sp_dp_port_stats(dp, 2, &p2);
+    assert_int_equal(p2.tx, arp_in);
+
+    /* PACKET_OUTs: actions checked against the frame's own headers. */
+    assert_int_equal(
+        sp_dp_packet_out(dp, arp->bytes, arp->len, 1, "output:9", &err), -1);
+    assert_int_equal(sp_dp_packet_out(dp, arp->bytes, arp->len, 1,
+                                      "mod_nw_src:192.0.2.9,output:2", &err),
+                     -1);
+    assert_non_null(strstr(err.msg, "needs a match on IPv4"));
+    assert_int_equal(
+        sp_dp_packet_out(dp, arp->bytes, arp->len, 1, "output:3", &err), 0);
+    assert_int_equal(sp_dp_packet_out(dp, udp->bytes, udp->len,
+                                      SP_DP_PORT_CONTROLLER,
+                                      "mod_nw_src:192.0.2.9,output:2", &err),
+                     0);
+    /* Through the rules: the table-miss rule sends it back. */
+    assert_int_equal(sp_dp_packet_out(dp, udp->bytes, udp->len, 2, NULL, &err),
+                     0);
+    spins = 0;
+    do {
+        taken += take_packet_ins(dp, &misses, &arps, &from_port2);
+        sp_dp_port_stats(dp, 0, &p0);
+        sp_dp_port_stats(dp, 2, &p2);
+        sp_dp_port_stats(dp, 3, &p3);
+        usleep(100);
+        assert_true(++spins < 1000000);
+    } while (p3.tx < 1 || p2.tx < arp_in + 1 || from_port2 < 1);
+    assert_int_equal(p0.packet_out, 1);
+    assert_int_equal(p0.tx + p0.packet_in, 0);
+    assert_int_equal(p2.packet_out, 1);
+    assert_int_equal(p2.packet_in, 1);
+    sp_dp_port_stats(dp, 1, &p1);
+    assert_int_equal(p1.packet_out, 1);
+    pthread_mutex_lock(&sim.lock);
+    assert_int_equal(sim.out[3][0].len, arp->len);
+    assert_memory_equal(sim.out[3][0].bytes, arp->bytes, arp->len);
+    /* The rewritten source address, IPv4 header at 14. */
+    {
+        static const uint8_t rewritten[] = {192, 0, 2, 9};
+
+        assert_memory_equal(sim.out[2][arp_in].bytes + 14 + 12, rewritten, 4);
+    }
+    pthread_mutex_unlock(&sim.lock);
+
+    /* No controller: dropped, not queued. */
+    sp_dp_controller_set(dp, false, NULL, NULL);
+    assert_int_equal(sp_dp_packet_out(dp, udp->bytes, udp->len, 3, NULL, &err),
+                     0);
+    spins = 0;
+    do {
+        sp_dp_port_stats(dp, 3, &p3);
+        usleep(100);
+        assert_true(++spins < 1000000);
+    } while (p3.drops[SP_DP_DROP_NO_CONTROLLER] < 1);
+    sp_dp_stop(dp);
+    pthread_join(t.thread, NULL);
+    {
+        struct sp_dp_packet_in left;
+
+        assert_int_equal(sp_dp_packet_in_take(dp, &left, 1), 0);
+    }
+    assert_conserved(dp);
+
+    /* With no PMD to run them, the queue fills and refuses; what it
+     * holds is given back with the datapath. */
+    for (unsigned i = 0; i < SP_DP_PACKET_OUT_QUEUE; i++) {
+        assert_int_equal(
+            sp_dp_packet_out(dp, udp->bytes, udp->len, 1, "output:2", &err),
+            0);
+    }
+    assert_int_equal(
+        sp_dp_packet_out(dp, udp->bytes, udp->len, 1, "output:2", &err), -1);
+    assert_non_null(strstr(err.msg, "is full"));
+    sp_dp_destroy(dp);
+    assert_int_equal(sim.live_buffers, 0);
+}
+
 int
 main(void)
 {
@@ -1187,6 +1379,7 @@ main(void)
         cmocka_unit_test(test_rule_counters),
         cmocka_unit_test(test_flow_del_strict_and_loose),
         cmocka_unit_test(test_flow_mod_under_traffic),
+        cmocka_unit_test(test_controller_path),
     };
 
     return cmocka_run_group_tests_name("datapath", tests, NULL, NULL);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The OpenFlow 1.3 codec and session: round trips of matches, actions and
- * FLOW_MODs, every error path, truncated and oversized messages at every
- * length, and multipart replies in pieces, against a switch in memory. */
+ * FLOW_MODs, PACKET_IN and PACKET_OUT, every error path, truncated and
+ * oversized messages at every length, and multipart replies in pieces,
+ * against a switch in memory. */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,12 @@ struct fake_switch {
     size_t n;
     unsigned flow_mods;
     bool fail_unnamed; /* refuse without naming an error */
+    /* PACKET_OUT: the match frame_match gives, what was sent last, and
+     * how many. */
+    const char *frame_match;
+    struct sp_of_packet_out sent;
+    uint8_t sent_data[256];
+    unsigned packet_outs;
 };
 
 static int
@@ -95,6 +102,33 @@ fake_table(void *aux, struct sp_of_table *out)
     out->matched_count = 5;
 }
 
+static struct sp_match match_of(const char *text);
+
+static void
+fake_frame_match(void *aux, const uint8_t *data, size_t len, uint32_t in_port,
+                 struct sp_match *m)
+{
+    (void)data, (void)len, (void)in_port;
+    *m = match_of(((struct fake_switch *)aux)->frame_match);
+}
+
+static int
+fake_packet_out(void *aux, const struct sp_of_packet_out *po,
+                struct sp_of_error *err)
+{
+    struct fake_switch *fs = aux;
+
+    if (fs->fail_unnamed) {
+        return -1;
+    }
+    (void)err;
+    fs->sent = *po;
+    memcpy(fs->sent_data, po->data,
+           po->len < sizeof fs->sent_data ? po->len : sizeof fs->sent_data);
+    fs->packet_outs++;
+    return 0;
+}
+
 static struct fake_switch *fsw;
 static struct sp_of_switch sw = {
     .datapath_id = 0x1234,
@@ -103,6 +137,8 @@ static struct sp_of_switch sw = {
     .flows = fake_flows,
     .port = fake_port,
     .table = fake_table,
+    .frame_match = fake_frame_match,
+    .packet_out = fake_packet_out,
 };
 
 static int
@@ -110,6 +146,7 @@ setup(void **state)
 {
     (void)state;
     fsw = calloc(1, sizeof *fsw);
+    fsw->frame_match = "udp";
     sw.aux = fsw;
     return 0;
 }
@@ -531,6 +568,9 @@ static const struct {
     {"tcp", "mod_tp_src:1,mod_tp_dst:2,output:1"},
     {"udp6", "mod_tp_dst:53,output:1"},
     {"sctp", "mod_tp_src:9,output:1"},
+    {"", "controller"},
+    {"in_port=1", "controller:128,output:2"},
+    {"ip", "dec_ttl,controller:0"},
 };
 
 static void
@@ -606,7 +646,7 @@ test_action_errors(void **state)
     struct sp_of_buf b = {0};
     const uint8_t out9[] = {OUTPUT(9)};
     const uint8_t out0[] = {OUTPUT(0)};
-    const uint8_t ctrl[] = {OUTPUT(SP_OFPP_CONTROLLER)};
+    const uint8_t table[] = {OUTPUT(SP_OFPP_TABLE)};
     const uint8_t in_port[] = {OUTPUT(SP_OFPP_IN_PORT)};
     const uint8_t flood[] = {OUTPUT(0xfffffffb)};
     const uint8_t group[] = {0, 22, 0, 8, 0, 0, 0, 1};
@@ -649,7 +689,7 @@ test_action_errors(void **state)
     } cases[] = {
         {"", out9, sizeof out9, SP_OFPBAC_BAD_OUT_PORT},
         {"", out0, sizeof out0, SP_OFPBAC_BAD_OUT_PORT},
-        {"", ctrl, sizeof ctrl, SP_OFPBAC_BAD_OUT_PORT},
+        {"", table, sizeof table, SP_OFPBAC_BAD_OUT_PORT},
         {"", in_port, sizeof in_port, SP_OFPBAC_BAD_OUT_PORT},
         {"", flood, sizeof flood, SP_OFPBAC_BAD_OUT_PORT},
         {"", group, sizeof group, SP_OFPBAC_BAD_OUT_GROUP},
@@ -683,15 +723,29 @@ test_action_errors(void **state)
         raw_flow_mod(&b, cases[i].match, cases[i].acts, cases[i].len, 4);
         expect_flow_mod_error(&b, SP_OFPET_BAD_ACTION, cases[i].code);
     }
-    /* IN_PORT with an exact in_port is that port. */
+    /* IN_PORT with an exact in_port is that port; CONTROLLER with
+     * OFPCML_NO_BUFFER (OUTPUT's max_len) is the whole frame. */
     {
-        struct sp_of_flow_mod fm;
-        struct sp_of_error err;
+        const uint8_t ctrl[] = {OUTPUT(SP_OFPP_CONTROLLER)};
+        const struct {
+            const char *match;
+            const uint8_t *acts;
+            size_t len;
+            const char *want;
+        } good[] = {
+            {"in_port=2", in_port, sizeof in_port, "output:2"},
+            {"", ctrl, sizeof ctrl, "controller"},
+        };
 
-        raw_flow_mod(&b, "in_port=2", in_port, sizeof in_port, 4);
-        assert_int_equal(sp_of_decode_flow_mod(b.data, b.len, 4, &fm, &err),
-                         0);
-        assert_string_equal(fm.actions, "output:2");
+        for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+            struct sp_of_flow_mod fm;
+            struct sp_of_error err;
+
+            raw_flow_mod(&b, good[i].match, good[i].acts, good[i].len, 4);
+            assert_int_equal(
+                sp_of_decode_flow_mod(b.data, b.len, 4, &fm, &err), 0);
+            assert_string_equal(fm.actions, good[i].want);
+        }
     }
     sp_of_buf_free(&b);
 }
@@ -1364,6 +1418,296 @@ test_session_truncated(void **state)
     sp_of_session_free(&s);
 }
 
+/* ---- PACKET_IN and PACKET_OUT ---- */
+
+static const uint8_t frame[60] = {
+    0x02, 0, 0,  0, 0, 0x02, 0x02, 0,  0,  0,  0, 0x01, 0x08, 0x00, 0x45,
+    0,    0, 46, 0, 0, 0x40, 0,    64, 17, 0,  0, 10,   0,    0,    1,
+    10,   0, 0,  2, 0, 7,    0,    9,  0,  26, 0, 0,    'h',  'i',
+};
+
+static void
+test_packet_in_encode(void **state)
+{
+    /* header, buffer_id, total_len, reason, table, cookie; match type
+     * OXM, length 12, in_port 3; pad to 8, then 2 bytes of pad */
+    static const uint8_t head[] = {
+        4,    10, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 60,
+        1,    0,  0, 0, 0, 0, 0, 0, 0x12, 0x34, 0,    1,    0, 12,
+        0x80, 0,  0, 4, 0, 0, 0, 3, 0,    0,    0,    0,    0, 0,
+    };
+    const struct {
+        uint16_t max_len;
+        size_t data;
+    } cases[] = {
+        {SP_OFPCML_NO_BUFFER, 60}, {0, 0}, {14, 14}, {60, 60}, {100, 60},
+    };
+    struct sp_of_buf b = {0};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct sp_of_packet_in pin = {3,      SP_OFPR_ACTION, cases[i].max_len,
+                                      0x1234, frame,          sizeof frame};
+
+        b.len = 0;
+        assert_int_equal(sp_of_encode_packet_in(&b, &pin), 0);
+        assert_int_equal(b.len, sizeof head + cases[i].data);
+        assert_int_equal(sp_of_get16(b.data + 2), b.len);
+        assert_memory_equal(b.data, head, 2);
+        assert_memory_equal(b.data + 4, head + 4, sizeof head - 4);
+        assert_memory_equal(b.data + sizeof head, frame, cases[i].data);
+    }
+    /* Its own reason and OFPP_CONTROLLER as in_port. */
+    {
+        struct sp_of_packet_in pin = {SP_OFPP_CONTROLLER,
+                                      SP_OFPR_NO_MATCH,
+                                      SP_OFPCML_NO_BUFFER,
+                                      0,
+                                      frame,
+                                      sizeof frame};
+
+        b.len = 0;
+        assert_int_equal(sp_of_encode_packet_in(&b, &pin), 0);
+        assert_int_equal(b.data[14], SP_OFPR_NO_MATCH);
+        assert_int_equal(sp_of_get32(b.data + 32), SP_OFPP_CONTROLLER);
+    }
+    sp_of_buf_free(&b);
+}
+
+/* A PACKET_OUT with the raw actions given and the test frame. */
+static void
+build_packet_out(struct sp_of_buf *b, uint32_t buffer_id, uint32_t in_port,
+                 const uint8_t *acts, size_t len)
+{
+    b->len = 0;
+    sp_of_header(b, SP_OFPT_PACKET_OUT, 9);
+    sp_of_put32(b, buffer_id);
+    sp_of_put32(b, in_port);
+    sp_of_put16(b, (uint16_t)len);
+    sp_of_buf_put(b, 6);
+    sp_of_put_bytes(b, acts, len);
+    sp_of_put_bytes(b, frame, sizeof frame);
+    set_len(b, 0);
+}
+
+static void
+test_packet_out_decode(void **state)
+{
+    const uint8_t out2[] = {OUTPUT(2)};
+    const uint8_t in_port[] = {OUTPUT(SP_OFPP_IN_PORT)};
+    const uint8_t flood[] = {OUTPUT(SP_OFPP_FLOOD)};
+    const uint8_t all[] = {OUTPUT(SP_OFPP_ALL)};
+    const uint8_t table[] = {OUTPUT(SP_OFPP_TABLE)};
+    const uint8_t ctrl[] = {OUTPUT(SP_OFPP_CONTROLLER)};
+    const uint8_t set_then_out[] = {0, 25, 0, 16, 0x80, 0, 22, 4,        1,
+                                    2, 3,  4, 0,  0,    0, 0,  OUTPUT(1)};
+    const struct {
+        uint32_t in_port;
+        const uint8_t *acts;
+        size_t len;
+        const char *actions;
+        bool table;
+    } cases[] = {
+        {1, out2, sizeof out2, "output:2", false},
+        {3, in_port, sizeof in_port, "output:3", false},
+        {2, flood, sizeof flood, "output:1,output:3,output:4", false},
+        {SP_OFPP_CONTROLLER, all, sizeof all,
+         "output:1,output:2,output:3,output:4", false},
+        {1, table, sizeof table, "drop", true},
+        {1, ctrl, sizeof ctrl, "controller", false},
+        {1, NULL, 0, "drop", false},
+        {2, set_then_out, sizeof set_then_out, "mod_nw_src:1.2.3.4,output:1",
+         false},
+    };
+    struct sp_of_buf b = {0};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct sp_of_packet_out po;
+        struct sp_of_error err;
+
+        build_packet_out(&b, SP_OFP_NO_BUFFER, cases[i].in_port, cases[i].acts,
+                         cases[i].len);
+        if (sp_of_decode_packet_out(b.data, b.len, 4, fake_frame_match, fsw,
+                                    &po, &err)) {
+            fail_msg("case %zu: %u/%u %s", i, err.type, err.code, err.why);
+        }
+        assert_string_equal(po.actions, cases[i].actions);
+        assert_int_equal(po.table, cases[i].table);
+        assert_int_equal(po.in_port, cases[i].in_port);
+        assert_int_equal(po.len, sizeof frame);
+        assert_memory_equal(po.data, frame, sizeof frame);
+    }
+    sp_of_buf_free(&b);
+}
+
+static void
+expect_packet_out_error(const struct sp_of_buf *b, uint16_t type,
+                        uint16_t code)
+{
+    struct sp_of_packet_out po;
+    struct sp_of_error err;
+
+    assert_int_equal(sp_of_decode_packet_out(b->data, b->len, 4,
+                                             fake_frame_match, fsw, &po, &err),
+                     -1);
+    if (err.type != type || err.code != code) {
+        fail_msg("error %u/%u (%s), expected %u/%u", err.type, err.code,
+                 err.why, type, code);
+    }
+}
+
+static void
+test_packet_out_errors(void **state)
+{
+    const uint8_t out2[] = {OUTPUT(2)};
+    const uint8_t out9[] = {OUTPUT(9)};
+    const uint8_t in_port[] = {OUTPUT(SP_OFPP_IN_PORT)};
+    const uint8_t table_then_out[] = {OUTPUT(SP_OFPP_TABLE), OUTPUT(1)};
+    const uint8_t out_then_table[] = {OUTPUT(1), OUTPUT(SP_OFPP_TABLE)};
+    const uint8_t short_action[] = {0, 0, 0, 4, 0, 0, 0, 1};
+    const uint8_t past[] = {0, 0, 0, 24, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+    const uint8_t set_nw[] = {0, 25, 0, 16, 0x80, 0, 22, 4,
+                              1, 2,  3, 4,  0,    0, 0,  0};
+    struct sp_of_buf b = {0};
+
+    (void)state;
+    /* A buffer simdpath does not have. */
+    build_packet_out(&b, 7, 1, out2, sizeof out2);
+    expect_packet_out_error(&b, SP_OFPET_BAD_REQUEST,
+                            SP_OFPBRC_BUFFER_UNKNOWN);
+    /* in_port neither a port nor CONTROLLER; 0; ANY. */
+    build_packet_out(&b, SP_OFP_NO_BUFFER, 5, out2, sizeof out2);
+    expect_packet_out_error(&b, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_PORT);
+    build_packet_out(&b, SP_OFP_NO_BUFFER, 0, out2, sizeof out2);
+    expect_packet_out_error(&b, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_PORT);
+    build_packet_out(&b, SP_OFP_NO_BUFFER, SP_OFPP_ANY, out2, sizeof out2);
+    expect_packet_out_error(&b, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_PORT);
+    /* Actions: to a port that is not there, IN_PORT from the controller,
+     * TABLE with other actions, lengths that do not fit. */
+    build_packet_out(&b, SP_OFP_NO_BUFFER, 1, out9, sizeof out9);
+    expect_packet_out_error(&b, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_OUT_PORT);
+    build_packet_out(&b, SP_OFP_NO_BUFFER, SP_OFPP_CONTROLLER, in_port,
+                     sizeof in_port);
+    expect_packet_out_error(&b, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_OUT_PORT);
+    build_packet_out(&b, SP_OFP_NO_BUFFER, 1, table_then_out,
+                     sizeof table_then_out);
+    expect_packet_out_error(&b, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_ARGUMENT);
+    build_packet_out(&b, SP_OFP_NO_BUFFER, 1, out_then_table,
+                     sizeof out_then_table);
+    expect_packet_out_error(&b, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_ARGUMENT);
+    build_packet_out(&b, SP_OFP_NO_BUFFER, 1, short_action,
+                     sizeof short_action);
+    expect_packet_out_error(&b, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_LEN);
+    build_packet_out(&b, SP_OFP_NO_BUFFER, 1, past, sizeof past);
+    expect_packet_out_error(&b, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_LEN);
+    /* A set-field the frame's headers do not allow. */
+    fsw->frame_match = "arp";
+    build_packet_out(&b, SP_OFP_NO_BUFFER, 1, set_nw, sizeof set_nw);
+    expect_packet_out_error(&b, SP_OFPET_BAD_ACTION,
+                            SP_OFPBAC_MATCH_INCONSISTENT);
+    fsw->frame_match = "udp";
+    /* actions_len not a multiple of 8, or past the message. */
+    build_packet_out(&b, SP_OFP_NO_BUFFER, 1, out2, sizeof out2);
+    sp_of_set16(&b, 16, 12);
+    expect_packet_out_error(&b, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_LEN);
+    sp_of_set16(&b, 16, (uint16_t)(b.len - 24 + 8));
+    expect_packet_out_error(&b, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_LEN);
+    /* No frame. */
+    build_packet_out(&b, SP_OFP_NO_BUFFER, 1, out2, sizeof out2);
+    b.len -= sizeof frame;
+    set_len(&b, 0);
+    expect_packet_out_error(&b, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_LEN);
+    /* Every length short of the fixed part. */
+    build_packet_out(&b, SP_OFP_NO_BUFFER, 1, out2, sizeof out2);
+    for (size_t len = 8; len < 24; len++) {
+        struct sp_of_buf cut = {0};
+
+        sp_of_put_bytes(&cut, b.data, len);
+        set_len(&cut, 0);
+        expect_packet_out_error(&cut, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_LEN);
+        sp_of_buf_free(&cut);
+    }
+    sp_of_buf_free(&b);
+}
+
+/* Through a session: good ones reach the switch, every prefix of one is
+ * answered with an error (or is another good one: the frame cut), and
+ * the session goes on. */
+static void
+test_packet_out_session(void **state)
+{
+    const uint8_t acts[] = {OUTPUT(2), OUTPUT(SP_OFPP_CONTROLLER)};
+    const uint8_t features[] = {4, 5, 0, 8, 0, 0, 0, 8};
+    struct sp_of_session s;
+    struct sp_of_buf b = {0};
+    unsigned good = 0;
+
+    (void)state;
+    open_session(&s);
+    fsw->packet_outs = 0;
+    build_packet_out(&b, SP_OFP_NO_BUFFER, 1, acts, sizeof acts);
+    assert_int_equal(sp_of_session_input(&s, b.data, b.len), 0);
+    assert_int_equal(s.out.len, 0);
+    assert_int_equal(fsw->packet_outs, 1);
+    assert_string_equal(fsw->sent.actions, "output:2,controller");
+    assert_memory_equal(fsw->sent_data, frame, sizeof frame);
+    for (size_t len = 8; len < b.len; len++) {
+        uint8_t msg[256];
+
+        memcpy(msg, b.data, len);
+        msg[2] = (uint8_t)(len >> 8), msg[3] = (uint8_t)len;
+        sp_of_session_input(&s, msg, len);
+        if (len > 24 + sizeof acts) {
+            good++; /* a shorter frame is still a frame */
+            assert_int_equal(s.out.len, 0);
+            continue;
+        }
+        assert_int_equal(pop(&s, NULL, NULL), SP_OFPT_ERROR);
+        assert_int_equal(s.out.len, 0);
+    }
+    assert_int_equal(fsw->packet_outs, 1 + good);
+    /* The switch's own refusal is an error too, not a close. */
+    fsw->fail_unnamed = true;
+    expect_error(&s, b.data, b.len, SP_OFPET_BAD_REQUEST, SP_OFPBRC_EPERM);
+    fsw->fail_unnamed = false;
+    assert_int_equal(sp_of_session_input(&s, features, sizeof features), 0);
+    assert_int_equal(pop(&s, NULL, NULL), SP_OFPT_FEATURES_REPLY);
+    /* PACKET_INs go out while there is room, and not before HELLO. */
+    {
+        struct sp_of_packet_in pin = {1, SP_OFPR_ACTION, SP_OFPCML_NO_BUFFER,
+                                      0, frame,          sizeof frame};
+        struct sp_of_session fresh;
+
+        assert_int_equal(sp_of_session_packet_in(&s, &pin), 0);
+        assert_int_equal(pop(&s, NULL, NULL), SP_OFPT_PACKET_IN);
+        while (s.out.len < SP_OF_OUTPUT_HIGH / 2) {
+            assert_int_equal(sp_of_session_packet_in(&s, &pin), 0);
+        }
+        assert_int_equal(sp_of_session_packet_in(&s, &pin), -1);
+        assert_true(sp_of_session_wants_input(&s));
+        sp_of_session_init(&fresh, &sw);
+        assert_int_equal(sp_of_session_packet_in(&fresh, &pin), -1);
+        sp_of_session_free(&fresh);
+    }
+    /* Without the callbacks, PACKET_OUT is a type the switch lacks. */
+    {
+        struct sp_of_switch plain = sw;
+        struct sp_of_session p;
+        static const uint8_t hello[] = {4, 0, 0, 8, 0, 0, 0, 1};
+
+        plain.packet_out = NULL;
+        sp_of_session_init(&p, &plain);
+        p.out.len = 0;
+        sp_of_session_input(&p, hello, sizeof hello);
+        expect_error(&p, b.data, b.len, SP_OFPET_BAD_REQUEST,
+                     SP_OFPBRC_BAD_TYPE);
+        sp_of_session_free(&p);
+    }
+    sp_of_session_free(&s);
+    sp_of_buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -1386,6 +1730,10 @@ main(void)
         cmocka_unit_test(test_order_after_dump),
         cmocka_unit_test(test_session_truncated),
         cmocka_unit_test(test_output_bounded),
+        cmocka_unit_test(test_packet_in_encode),
+        cmocka_unit_test(test_packet_out_decode),
+        cmocka_unit_test(test_packet_out_errors),
+        cmocka_unit_test(test_packet_out_session),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

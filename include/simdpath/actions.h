@@ -33,15 +33,19 @@ struct sp_actions;
 /* X(id, short name, description): why the actions dropped packets. The
  * datapath's counters go on with its own reasons (SP_DP_DROP_REASONS in
  * datapath.h); the short names are the counters' and telemetry's. */
-#define SP_DROP_REASONS(X)                                         \
-    X(ACTION, "action", "drop action")                             \
-    X(NO_OUTPUT, "no_output", "no output action")                  \
-    X(TTL, "ttl", "TTL or hop limit expired")                      \
-    X(NO_PORT, "no_port", "output port missing")                   \
-    X(TX_FULL, "tx_full", "transmit batch still full after flush") \
-    X(NO_BUFFER, "no_buffer",                                      \
-      "no free buffer for a copy or a multi-mbuf frame")           \
-    X(NO_HEADROOM, "no_headroom", "no headroom to push a VLAN tag")
+#define SP_DROP_REASONS(X)                                          \
+    X(ACTION, "action", "drop action")                              \
+    X(NO_OUTPUT, "no_output", "no output action")                   \
+    X(TTL, "ttl", "TTL or hop limit expired")                       \
+    X(NO_PORT, "no_port", "output port missing")                    \
+    X(TX_FULL, "tx_full", "transmit batch still full after flush")  \
+    X(NO_BUFFER, "no_buffer",                                       \
+      "no free buffer for a copy or a multi-mbuf frame")            \
+    X(NO_HEADROOM, "no_headroom", "no headroom to push a VLAN tag") \
+    X(NO_CONTROLLER, "no_controller",                               \
+      "output to the controller with none connected")               \
+    X(CONTROLLER_FULL, "controller_full",                           \
+      "the queue to the controller was full")
 
 enum sp_drop_reason {
 #define SP_DROP_ENUM(id, name, description) SP_DROP_##id,
@@ -99,6 +103,11 @@ unsigned sp_actions_pool_count(struct sp_actions_pool *pool);
 int sp_actions_format(const struct sp_actions *actions, char *buf,
                       size_t size);
 
+/* Whether the actions output to the controller: the caller then runs
+ * them for one rule's packets at a time, so that the controller learns
+ * which rule sent each. */
+bool sp_actions_to_controller(const struct sp_actions *actions);
+
 /* Bytes of headroom in front of pkt->data that executing needs in every
  * packet (4 per push_vlan). */
 uint32_t sp_actions_headroom(const struct sp_actions *actions);
@@ -136,6 +145,12 @@ struct sp_action_ctx {
                                const struct sp_packet *pkt);
     /* Gives back a packet that was dropped. */
     void (*free)(struct sp_action_ctx *ctx, struct sp_packet *pkt);
+    /* Takes pkt for the controller (output:CONTROLLER, max_len bytes of
+     * it to be sent) and returns SP_DROP_COUNT, or returns why it did not
+     * (SP_DROP_NO_CONTROLLER, SP_DROP_CONTROLLER_FULL): the packet is then
+     * dropped and counted. NULL: there is no controller. */
+    enum sp_drop_reason (*controller)(struct sp_action_ctx *ctx,
+                                      struct sp_packet *pkt, uint16_t max_len);
     void *aux;
     uint64_t drops[SP_DROP_COUNT]; /* packets dropped, per reason */
 };

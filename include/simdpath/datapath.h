@@ -46,6 +46,11 @@ struct sp_io_ops {
      * buffer is free. */
     int (*clone)(const struct sp_packet *pkt, struct sp_packet *copy);
     uint64_t (*tsc)(void);
+    /* A packet of its own holding a copy of len bytes (a PACKET_OUT's
+     * frame), with the usual headroom; -1 when no buffer is free or the
+     * frame is too long. Called from the OpenFlow channel's thread; NULL
+     * where PACKET_OUT is not offered. */
+    int (*alloc)(const uint8_t *data, uint32_t len, struct sp_packet *pkt);
     uint32_t headroom; /* writable bytes in front of every packet */
 };
 
@@ -83,11 +88,16 @@ const char *sp_dp_drop_name(unsigned reason);
 /*
  * Counters. A packet is counted as dropped on the port it came in on,
  * except a refused transmit, counted on the port that refused it. Over all
- * ports: rx + copies = tx + drops, exactly. 'copies' counts every copy an
- * output asked for, also one dropped for want of a buffer (no_buffer).
+ * ports: rx + copies + packet_out = tx + drops + packet_in, exactly.
+ * 'copies' counts every copy an output asked for, also one dropped for
+ * want of a buffer (no_buffer); 'packet_in' the packets handed to the
+ * controller's queue (output:CONTROLLER), on the port they came in on;
+ * 'packet_out' the frames a PACKET_OUT injected, on its in_port. Port 0
+ * is the controller's: the PACKET_OUTs whose in_port is not a port
+ * (OFPP_CONTROLLER), and what became of them.
  */
 struct sp_dp_port_stats {
-    uint64_t rx, tx, copies;
+    uint64_t rx, tx, copies, packet_in, packet_out;
     uint64_t drops[SP_DP_DROP_COUNT];
 };
 
@@ -185,6 +195,56 @@ unsigned sp_dp_queue_pmd(const struct sp_dp_config *config, unsigned port,
 /* The PMD loop of thread 'pmd' (0..n_pmds-1); returns after sp_dp_stop. */
 int sp_dp_pmd_run(struct sp_dp *dp, unsigned pmd);
 void sp_dp_stop(struct sp_dp *dp);
+
+/*
+ * The controller's packet path (docs/openflow.md). Each PMD hands the
+ * packets its rules send to the controller to a queue of its own
+ * (SP_DP_PACKET_IN_QUEUE entries, lock-free, never waited for: a full
+ * queue drops with controller_full); one control thread takes them.
+ * While no controller is connected they are dropped with no_controller.
+ * PACKET_OUT frames go the other way, through one queue to PMD 0, which
+ * runs their actions (or the rules) and sends them on its own transmit
+ * queues, as DPDK's are not thread-safe.
+ */
+#define SP_DP_PACKET_IN_QUEUE  256
+#define SP_DP_PACKET_OUT_QUEUE 256
+
+/* A packet's in_port when a PACKET_OUT's in_port was OFPP_CONTROLLER. */
+#define SP_DP_PORT_CONTROLLER 0xfffd
+
+/* A packet a rule (or a PACKET_OUT's actions) sent to the controller. */
+struct sp_dp_packet_in {
+    struct sp_packet pkt;  /* the datapath's: give it back with
+                            * sp_dp_packet_in_done() */
+    struct sp_match match; /* of the rule that sent it */
+    uint32_t priority;
+    uint16_t max_len; /* output:CONTROLLER's */
+    bool rule;        /* false: a PACKET_OUT's actions sent it */
+};
+
+/* Whether a controller is connected (packets to it are queued) and what
+ * to call, from a PMD thread, when a queue that was empty got packets
+ * (it must not block: write to an eventfd, say). */
+void sp_dp_controller_set(struct sp_dp *dp, bool connected,
+                          void (*notify)(void *aux), void *aux);
+/* Takes up to max queued packets, oldest first per PMD; one thread only. */
+unsigned sp_dp_packet_in_take(struct sp_dp *dp, struct sp_dp_packet_in *out,
+                              unsigned max);
+void sp_dp_packet_in_done(struct sp_dp *dp, struct sp_packet *pkt);
+/* The match of a frame's own headers, every field exact: what the
+ * actions of a PACKET_OUT are checked against, as if a rule matched it. */
+void sp_dp_frame_match(const uint8_t *data, uint32_t len, uint16_t in_port,
+                       struct sp_match *m);
+/* Queues a frame for PMD 0 as if it came in on in_port (a port, or
+ * SP_DP_PORT_CONTROLLER): with 'actions' (flow syntax, checked against
+ * the frame's own headers, as OVS checks a PACKET_OUT's), or with NULL to
+ * run it through the rules (OFPP_TABLE). One thread only; -1 with err
+ * when the actions are refused, no buffer is free, or the queue is full. */
+int sp_dp_packet_out(struct sp_dp *dp, const uint8_t *data, uint32_t len,
+                     uint16_t in_port, const char *actions,
+                     struct sp_err *err);
+/* Gives back every packet still queued either way, once no PMD runs. */
+void sp_dp_controller_drain(struct sp_dp *dp);
 
 void sp_dp_port_stats(struct sp_dp *dp, unsigned port,
                       struct sp_dp_port_stats *out);

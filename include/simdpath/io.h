@@ -139,6 +139,9 @@ void sp_io_free(struct sp_packet *pkt);
 /* A copy of pkt->data/pkt->len with its own buffer; -1 when the pool is
  * empty. */
 int sp_io_clone(const struct sp_packet *pkt, struct sp_packet *copy);
+/* A packet of its own holding a copy of len bytes (PACKET_OUT), from any
+ * thread; -1 when the pool is empty or the frame too long. */
+int sp_io_alloc(const uint8_t *data, uint32_t len, struct sp_packet *pkt);
 /* Writable bytes in front of every received packet. */
 uint32_t sp_io_headroom(void);
 

@@ -140,11 +140,19 @@ enum { SP_OFPTFFC_EPERM = 5 };
 /* Reserved port numbers (ofp_port_no). */
 #define SP_OFPP_MAX        0xffffff00u
 #define SP_OFPP_IN_PORT    0xfffffff8u
+#define SP_OFPP_TABLE      0xfffffff9u
+#define SP_OFPP_FLOOD      0xfffffffbu
+#define SP_OFPP_ALL        0xfffffffcu
 #define SP_OFPP_CONTROLLER 0xfffffffdu
 #define SP_OFPP_ANY        0xffffffffu
 #define SP_OFPG_ANY        0xffffffffu
 #define SP_OFPTT_ALL       0xff
 #define SP_OFP_NO_BUFFER   0xffffffffu
+/* output:CONTROLLER's max_len for the whole frame. */
+#define SP_OFPCML_NO_BUFFER 0xffff
+
+/* PACKET_IN reasons. */
+enum { SP_OFPR_NO_MATCH = 0, SP_OFPR_ACTION = 1 };
 
 /* flow_mod commands and flags. */
 enum {
@@ -223,7 +231,33 @@ struct sp_of_table {
     uint64_t lookup_count, matched_count;
 };
 
-/* What the session asks the switch. Every callback is required. */
+/* A decoded PACKET_OUT; data points into the message. */
+struct sp_of_packet_out {
+    uint32_t in_port; /* 1..n_ports or SP_OFPP_CONTROLLER */
+    bool table;       /* OFPP_TABLE: through the rules, no actions */
+    char actions[SP_OF_ACTIONS_MAX]; /* "drop" for an empty list */
+    const uint8_t *data;
+    size_t len;
+};
+
+/* A PACKET_IN to send (always OFP_NO_BUFFER, table 0). */
+struct sp_of_packet_in {
+    uint32_t in_port; /* a port, or SP_OFPP_CONTROLLER */
+    uint8_t reason;   /* SP_OFPR_* */
+    uint16_t max_len; /* output:CONTROLLER's; SP_OFPCML_NO_BUFFER: all */
+    uint64_t cookie;
+    const uint8_t *data;
+    size_t len; /* the whole frame's */
+};
+
+/* The match of a frame's own headers (every field exact), against which
+ * a PACKET_OUT's actions are checked. */
+typedef void sp_of_frame_match_fn(void *aux, const uint8_t *data, size_t len,
+                                  uint32_t in_port, struct sp_match *m);
+
+/* What the session asks the switch. Every callback is required but
+ * frame_match and packet_out: without them PACKET_OUT is OFPBRC_BAD_TYPE,
+ * as before simdpath had it. */
 struct sp_of_switch {
     void *aux;
     uint64_t datapath_id;
@@ -236,6 +270,10 @@ struct sp_of_switch {
     int (*flows)(void *aux, struct sp_of_flow **flows, size_t *n);
     void (*port)(void *aux, unsigned port, struct sp_of_port *out);
     void (*table)(void *aux, struct sp_of_table *out);
+    sp_of_frame_match_fn *frame_match;
+    /* Sends a decoded PACKET_OUT; 0, or -1 with err filled. */
+    int (*packet_out)(void *aux, const struct sp_of_packet_out *po,
+                      struct sp_of_error *err);
 };
 
 /* A growable byte buffer. */
@@ -299,6 +337,13 @@ enum {
 int sp_of_session_flow_removed(struct sp_of_session *s,
                                const struct sp_of_flow *f, uint8_t reason);
 
+/* Queues a PACKET_IN, unless half the output limit waits to be sent (a
+ * controller that does not read loses PACKET_INs, not memory, and its
+ * own messages are still read) or HELLO is not done: -1 then, or when
+ * out of memory. */
+int sp_of_session_packet_in(struct sp_of_session *s,
+                            const struct sp_of_packet_in *pin);
+
 /* Whether the session wants more input (none while a reply is pending,
  * s->in is full or s->out is at its limit). */
 bool sp_of_session_wants_input(const struct sp_of_session *s);
@@ -309,6 +354,18 @@ bool sp_of_session_wants_input(const struct sp_of_session *s);
  * 1..n_ports. Returns 0, or -1 with err. */
 int sp_of_decode_flow_mod(const uint8_t *msg, size_t len, unsigned n_ports,
                           struct sp_of_flow_mod *fm, struct sp_of_error *err);
+
+/* Decodes a PACKET_OUT message (header included) for a switch with ports
+ * 1..n_ports; frame_match gives the match its actions are checked
+ * against. Returns 0, or -1 with err. */
+int sp_of_decode_packet_out(const uint8_t *msg, size_t len, unsigned n_ports,
+                            sp_of_frame_match_fn *frame_match, void *aux,
+                            struct sp_of_packet_out *po,
+                            struct sp_of_error *err);
+
+/* Appends a PACKET_IN message. Returns -1 (out of memory). */
+int sp_of_encode_packet_in(struct sp_of_buf *b,
+                           const struct sp_of_packet_in *pin);
 
 /* Decodes an OXM match (ofp_match, at p, with 'avail' bytes there) into
  * m; *used is its length with padding. */

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,9 +75,13 @@ struct channel {
     size_t n_buckets, n_meta, n_timed;
     unsigned generation;
     struct timespec started;
+    /* The packet path: written by PMD threads when packets for the
+     * controller wait. */
+    int packet_in_fd;
 };
 
-static struct channel ch = {.listen_fd = -1, .ctrl_fd = -1, .wake = {-1, -1}};
+static struct channel ch = {
+    .listen_fd = -1, .ctrl_fd = -1, .wake = {-1, -1}, .packet_in_fd = -1};
 
 static uint64_t
 now_ms(void)
@@ -525,6 +530,110 @@ expire_rules(void)
     free(flows);
 }
 
+/* ---- the packet path ---- */
+
+/* Called by a PMD thread: never blocks (the eventfd is non-blocking and
+ * a full count is as good as any). */
+static void
+packet_in_notify(void *aux)
+{
+    (void)aux;
+    (void)!write(ch.packet_in_fd, &(uint64_t){1}, sizeof(uint64_t));
+}
+
+/* Whether a connection takes PACKET_INs now: the datapath queues packets
+ * for the controller only then. */
+static void
+packet_in_update(void)
+{
+    sp_dp_controller_set(ch.dp, ch.n_conns > 0, NULL, NULL);
+}
+
+/* As OVS: a table-miss rule (priority 0, matching everything) sends
+ * NO_MATCH, any other ACTION. */
+static uint8_t
+packet_in_reason(const struct sp_dp_packet_in *p)
+{
+    static const struct sp_flow_key none;
+
+    return p->rule && !p->priority &&
+                   !memcmp(&p->match.mask, &none, sizeof none)
+               ? SP_OFPR_NO_MATCH
+               : SP_OFPR_ACTION;
+}
+
+/* Sends every queued packet to every connection as a PACKET_IN. */
+static void
+packet_in_send(void)
+{
+    struct sp_dp_packet_in batch[32];
+    unsigned n;
+    uint64_t count;
+
+    (void)!read(ch.packet_in_fd, &count, sizeof count);
+    while ((n = sp_dp_packet_in_take(ch.dp, batch, 32))) {
+        for (unsigned i = 0; i < n; i++) {
+            struct sp_dp_packet_in *p = &batch[i];
+            const struct meta *e =
+                p->rule ? meta_find(&p->match, (uint16_t)p->priority) : NULL;
+            struct sp_of_packet_in pin = {
+                .in_port = p->pkt.in_port == SP_DP_PORT_CONTROLLER
+                               ? SP_OFPP_CONTROLLER
+                               : p->pkt.in_port,
+                .reason = packet_in_reason(p),
+                .max_len = p->max_len,
+                /* As OVS: all ones when no rule sent it. */
+                .cookie = e         ? e->cookie
+                          : p->rule ? 0
+                                    : UINT64_MAX,
+                .data = p->pkt.data,
+                .len = p->pkt.len,
+            };
+
+            /* A connection without room loses it (its session says
+             * when). */
+            for (unsigned c = 0; c < ch.n_conns; c++) {
+                sp_of_session_packet_in(&ch.conns[c].s, &pin);
+            }
+            sp_dp_packet_in_done(ch.dp, &p->pkt);
+        }
+    }
+}
+
+/* The datapath's in_port of an OpenFlow one (a port or CONTROLLER). */
+static uint16_t
+dp_port(uint32_t of_port)
+{
+    return of_port == SP_OFPP_CONTROLLER ? SP_DP_PORT_CONTROLLER
+                                         : (uint16_t)of_port;
+}
+
+static void
+sw_frame_match(void *aux, const uint8_t *data, size_t len, uint32_t in_port,
+               struct sp_match *m)
+{
+    (void)aux;
+    sp_dp_frame_match(data, (uint32_t)len, dp_port(in_port), m);
+}
+
+static int
+sw_packet_out(void *aux, const struct sp_of_packet_out *po,
+              struct sp_of_error *err)
+{
+    struct sp_err e;
+
+    (void)aux;
+    if (sp_dp_packet_out(ch.dp, po->data, (uint32_t)po->len,
+                         dp_port(po->in_port), po->table ? NULL : po->actions,
+                         &e)) {
+        err->type = SP_OFPET_BAD_REQUEST;
+        err->code = SP_OFPBRC_EPERM;
+        snprintf(err->why, sizeof err->why, "%.150s", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- options ---- */
 
 /* Splits "A:B" at the last colon (an IPv6 address has colons). */
@@ -684,6 +793,7 @@ add_conn(int fd, bool controller)
     c->fd = fd;
     c->controller = controller;
     sp_of_session_init(&c->s, &ch.sw);
+    packet_in_update();
 }
 
 static void
@@ -707,6 +817,7 @@ close_conn(unsigned i)
     close(c->fd);
     sp_of_session_free(&c->s);
     ch.conns[i] = ch.conns[--ch.n_conns];
+    packet_in_update();
 }
 
 static void
@@ -791,7 +902,7 @@ channel_thread(void *arg)
 
     (void)arg;
     for (;;) {
-        struct pollfd fds[MAX_CONNS + 3];
+        struct pollfd fds[MAX_CONNS + 4];
         unsigned n = 0, first_conn, listen_at = ~0u, ctrl_at = ~0u;
         uint64_t now = now_ms();
         int timeout = 1000;
@@ -801,6 +912,7 @@ channel_thread(void *arg)
             start_connect();
         }
         fds[n++] = (struct pollfd){ch.wake[0], POLLIN, 0};
+        fds[n++] = (struct pollfd){ch.packet_in_fd, POLLIN, 0};
         if (ch.listen_fd >= 0 && ch.n_conns < MAX_CONNS) {
             listen_at = n;
             fds[n++] = (struct pollfd){ch.listen_fd, POLLIN, 0};
@@ -831,6 +943,9 @@ channel_thread(void *arg)
         }
         if (fds[0].revents) {
             break; /* stop */
+        }
+        if (fds[1].revents & POLLIN) {
+            packet_in_send();
         }
         for (unsigned i = ch.n_conns; i-- > 0;) {
             struct pollfd *p = &fds[first_conn + i];
@@ -894,16 +1009,27 @@ sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,
         .flows = sw_flows,
         .port = sw_port,
         .table = sw_table,
+        .frame_match = sw_frame_match,
+        .packet_out = sw_packet_out,
     };
     ch.ctrl_backoff_ms = BACKOFF_MIN_MS;
     clock_gettime(CLOCK_MONOTONIC, &ch.started);
     if (pipe2(ch.wake, O_CLOEXEC)) {
         return sp_err_set(err, "openflow: pipe: %s", strerror(errno));
     }
-    if (pthread_create(&ch.thread, NULL, channel_thread, NULL)) {
+    ch.packet_in_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (ch.packet_in_fd < 0) {
         close(ch.wake[0]);
         close(ch.wake[1]);
         ch.wake[0] = ch.wake[1] = -1;
+        return sp_err_set(err, "openflow: eventfd: %s", strerror(errno));
+    }
+    sp_dp_controller_set(dp, false, packet_in_notify, NULL);
+    if (pthread_create(&ch.thread, NULL, channel_thread, NULL)) {
+        close(ch.wake[0]);
+        close(ch.wake[1]);
+        close(ch.packet_in_fd);
+        ch.wake[0] = ch.wake[1] = ch.packet_in_fd = -1;
         return sp_err_set(err, "openflow: cannot start its thread");
     }
     ch.running = true;
@@ -923,6 +1049,12 @@ sp_of_channel_stop(void)
     }
     while (ch.n_conns) {
         close_conn(ch.n_conns - 1);
+    }
+    /* The PMD threads are stopped (run stops them first): none can write
+     * to the eventfd any more. */
+    if (ch.packet_in_fd >= 0) {
+        close(ch.packet_in_fd);
+        ch.packet_in_fd = -1;
     }
     if (ch.ctrl_fd >= 0) {
         close(ch.ctrl_fd);

@@ -74,7 +74,9 @@ static const char run_usage[] =
     "                         serves, or others may write its directory\n"
     "  --openflow ptcp:PORT[:IP]\n"
     "                         serve OpenFlow 1.3 on this TCP port (IP\n"
-    "                         default 127.0.0.1; docs/openflow.md)\n"
+    "                         default 127.0.0.1): rules, PACKET_IN from\n"
+    "                         actions=controller, PACKET_OUT\n"
+    "                         (docs/openflow.md)\n"
     "  --controller tcp:HOST:PORT\n"
     "                         connect to an OpenFlow controller, again\n"
     "                         after 1 to 8 s when the connection ends\n"
@@ -580,6 +582,7 @@ static struct sp_io_ops dpdk_io = {
     .free = sp_io_free,
     .clone = sp_io_clone,
     .tsc = sp_io_tsc,
+    .alloc = sp_io_alloc,
 };
 
 struct pmd_launch {
@@ -687,9 +690,12 @@ serve(struct sp_dp *dp, const struct run_options *o)
                "socket %s",
                o->n_ports, o->dp.n_pmds, o->ctl_path);
     wait_for_stop(dp, o);
-    sp_of_channel_stop();
+    /* The PMD threads first: they may still write to the channel's
+     * eventfd, and the channel to their queue. */
     sp_dp_stop(dp);
     sp_io_wait_workers();
+    sp_of_channel_stop();
+    sp_dp_controller_drain(dp);
     stop_control();
     return SP_EXIT_OK;
 }

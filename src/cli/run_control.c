@@ -19,9 +19,13 @@ print_port_stats(struct sp_dp *dp, unsigned port, FILE *out)
     struct sp_dp_port_stats s;
 
     sp_dp_port_stats(dp, port, &s);
-    fprintf(out, "port %u (%s): rx %llu tx %llu copies %llu dropped", port,
-            sp_io_port_name(port), (unsigned long long)s.rx,
-            (unsigned long long)s.tx, (unsigned long long)s.copies);
+    fprintf(out,
+            "port %u (%s): rx %llu tx %llu copies %llu packet_in %llu "
+            "packet_out %llu dropped",
+            port, port ? sp_io_port_name(port) : "controller",
+            (unsigned long long)s.rx, (unsigned long long)s.tx,
+            (unsigned long long)s.copies, (unsigned long long)s.packet_in,
+            (unsigned long long)s.packet_out);
     for (unsigned r = 0; r < SP_DP_DROP_COUNT; r++) {
         fprintf(out, " %s %llu", sp_dp_drop_name(r),
                 (unsigned long long)s.drops[r]);
@@ -113,6 +117,14 @@ print_perf(struct sp_dp *dp, const struct sp_dp_config *config, FILE *out)
 static void
 print_counters(struct sp_dp *dp, const struct sp_dp_config *config, FILE *out)
 {
+    struct sp_dp_port_stats controller;
+
+    /* Port 0, the PACKET_OUTs whose in_port is the controller, once there
+     * were some. */
+    sp_dp_port_stats(dp, 0, &controller);
+    if (controller.packet_out) {
+        print_port_stats(dp, 0, out);
+    }
     for (unsigned p = 1; p <= config->n_ports; p++) {
         print_port_stats(dp, p, out);
         print_nic_stats(p, out);
@@ -404,6 +416,8 @@ telemetry_ports(sp_io_telemetry_put *put, void *reply)
         sp_dp_port_stats(running_dp, p, &s);
         put_counter(put, reply, "port", p, "rx", s.rx);
         put_counter(put, reply, "port", p, "tx", s.tx);
+        put_counter(put, reply, "port", p, "packet_in", s.packet_in);
+        put_counter(put, reply, "port", p, "packet_out", s.packet_out);
         sp_io_nic_stats(p, &nic);
         put_counter(put, reply, "port", p, "rx_missed", nic.rx_missed);
         put_counter(put, reply, "port", p, "rx_errors", nic.rx_errors);

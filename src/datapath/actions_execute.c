@@ -86,22 +86,39 @@ output(struct sp_action_ctx *ctx, uint32_t port, struct group *g)
     g->n = 0;
 }
 
-/* An output before the last one sends copies. */
+/* An output before the last one sends copies: one per packet, or a
+ * no_buffer drop. */
 static void
-output_copies(struct sp_action_ctx *ctx, uint32_t port, const struct group *g)
+make_copies(struct sp_action_ctx *ctx, const struct group *g,
+            struct group *copies)
 {
-    struct group copies = {0};
-
+    copies->n = 0;
     for (uint32_t i = 0; i < g->n; i++) {
         struct sp_packet *copy = ctx->clone(ctx, g->pkts[i]);
 
         if (copy) {
-            copies.pkts[copies.n++] = copy;
+            copies->pkts[copies->n++] = copy;
         } else {
             ctx->drops[SP_DROP_NO_BUFFER]++;
         }
     }
-    output(ctx, port, &copies);
+}
+
+/* output:CONTROLLER: the packets go to the caller's controller queue;
+ * one it does not take is dropped for the reason it gives. */
+static void
+to_controller(struct sp_action_ctx *ctx, uint16_t max_len, struct group *g)
+{
+    for (uint32_t i = 0; i < g->n; i++) {
+        enum sp_drop_reason why =
+            ctx->controller ? ctx->controller(ctx, g->pkts[i], max_len)
+                            : SP_DROP_NO_CONTROLLER;
+
+        if (why != SP_DROP_COUNT) {
+            drop_one(ctx, g->pkts[i], why);
+        }
+    }
+    g->n = 0;
 }
 
 static void
@@ -400,7 +417,8 @@ static void
 execute_group(const struct sp_actions *actions, struct sp_packet *const *pkts,
               uint32_t n, struct sp_action_ctx *ctx)
 {
-    struct group g = {.n = n};
+    struct group g = {.n = n}, copies;
+
     memcpy(g.pkts, pkts, n * sizeof pkts[0]);
     if (actions->drop || actions->last_output == SP_NO_OUTPUT) {
         drop_selected(ctx, &g, UINT32_MAX,
@@ -419,7 +437,16 @@ execute_group(const struct sp_actions *actions, struct sp_packet *const *pkts,
             if (i == actions->last_output) {
                 output(ctx, s->port, &g);
             } else {
-                output_copies(ctx, s->port, &g);
+                make_copies(ctx, &g, &copies);
+                output(ctx, s->port, &copies);
+            }
+            break;
+        case SP_STEP_CONTROLLER:
+            if (i == actions->last_output) {
+                to_controller(ctx, s->max_len, &g);
+            } else {
+                make_copies(ctx, &g, &copies);
+                to_controller(ctx, s->max_len, &copies);
             }
             break;
         case SP_STEP_IPV4:

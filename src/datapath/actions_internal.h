@@ -33,6 +33,7 @@ enum sp_action_type {
     SP_ACT_STRIP_VLAN,
     SP_ACT_TP_SRC,
     SP_ACT_TP_DST,
+    SP_ACT_CONTROLLER,
 };
 
 struct sp_action {
@@ -43,7 +44,8 @@ struct sp_action {
         uint8_t ip6[16]; /* network order */
         uint8_t mac[6];  /* dl_src, dl_dst */
         uint16_t number; /* tos, ecn, ttl, tclass, hlimit, tpid, vid,
-                          * pcp, L4 port: host order */
+                          * pcp, L4 port, controller max_len: host
+                          * order */
     };
 };
 
@@ -76,6 +78,7 @@ enum sp_step_type {
     SP_STEP_SET_VLAN,
     SP_STEP_STRIP_VLAN,
     SP_STEP_TP,
+    SP_STEP_CONTROLLER,
 };
 
 struct sp_step {
@@ -85,7 +88,8 @@ struct sp_step {
         struct sp_ipv4_set ipv4;
         struct sp_ipv6_set ipv6;
         struct sp_eth_set eth;
-        uint16_t tpid; /* host order */
+        uint16_t tpid;    /* host order */
+        uint16_t max_len; /* controller: bytes of the frame sent */
         struct {
             uint16_t tci, mask; /* host order */
         } vlan;
@@ -101,7 +105,8 @@ struct sp_step {
 struct sp_actions {
     uint32_t n_actions;
     uint32_t n_steps;
-    uint32_t last_output; /* index of the last output step */
+    uint32_t last_output; /* index of the last output step (to a port
+                           * or the controller) */
     uint32_t headroom;
     bool drop;
     struct sp_action *actions; /* as written */

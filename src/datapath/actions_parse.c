@@ -168,6 +168,7 @@ static const struct {
     {"strip_vlan", SP_ACT_STRIP_VLAN, false},
     {"mod_tp_src", SP_ACT_TP_SRC, true},
     {"mod_tp_dst", SP_ACT_TP_DST, true},
+    {"controller", SP_ACT_CONTROLLER, true}, /* the value is optional */
 };
 
 static const struct {
@@ -258,6 +259,13 @@ parse_value(struct parser *p, struct sp_action *a, const struct value *v)
     case SP_ACT_TP_SRC:
     case SP_ACT_TP_DST:
         rc = parse_number(p, v, UINT16_MAX, "a port 0..65535", &n);
+        break;
+    case SP_ACT_CONTROLLER:
+        /* As ovs-ofctl: bare, the whole frame (OFPCML_NO_BUFFER). */
+        n = UINT16_MAX;
+        if (v->len) {
+            rc = parse_number(p, v, UINT16_MAX, "a length 0..65535", &n);
+        }
         break;
     case SP_ACT_DROP:
     case SP_ACT_DEC_TTL:
@@ -392,11 +400,12 @@ parse_action(struct parser *p, size_t ofs, size_t len)
                         "dec_ttl, mod_nw_src, mod_nw_dst, mod_nw_tos, "
                         "mod_nw_ecn, mod_nw_ttl, set_field, mod_dl_src, "
                         "mod_dl_dst, push_vlan, mod_vlan_vid, mod_vlan_pcp, "
-                        "strip_vlan, mod_tp_src or mod_tp_dst",
+                        "strip_vlan, mod_tp_src, mod_tp_dst or controller",
                         (int)name_len, s);
         }
         a->type = action_names[i].type;
-        if (action_names[i].takes_value && !colon) {
+        if (action_names[i].takes_value && !colon &&
+            a->type != SP_ACT_CONTROLLER) {
             return fail(p, ofs + len, "expected ':' and a value after %s",
                         action_names[i].name);
         }
@@ -489,6 +498,10 @@ compile(const struct parser *p, struct sp_actions *a, struct sp_step *steps)
         case SP_ACT_OUTPUT:
             a->last_output = n;
             step_for(steps, &n, SP_STEP_OUTPUT, true)->port = act->port;
+            break;
+        case SP_ACT_CONTROLLER:
+            a->last_output = n;
+            step_for(steps, &n, SP_STEP_CONTROLLER, true)->max_len = num;
             break;
         case SP_ACT_DROP:
             a->drop = true;
@@ -650,6 +663,17 @@ sp_actions_free(struct sp_actions *actions)
     free(actions);
 }
 
+bool
+sp_actions_to_controller(const struct sp_actions *actions)
+{
+    for (uint32_t i = 0; i < actions->n_steps; i++) {
+        if (actions->steps[i].type == SP_STEP_CONTROLLER) {
+            return true;
+        }
+    }
+    return false;
+}
+
 uint32_t
 sp_actions_headroom(const struct sp_actions *actions)
 {
@@ -719,6 +743,12 @@ sp_actions_format(const struct sp_actions *actions, char *buf, size_t size)
         case SP_ACT_PUSH_VLAN:
             used =
                 append(buf, size, used, "%spush_vlan:0x%04x", sep, a->number);
+            break;
+        case SP_ACT_CONTROLLER:
+            used = a->number == UINT16_MAX
+                       ? append(buf, size, used, "%scontroller", sep)
+                       : append(buf, size, used, "%scontroller:%u", sep,
+                                a->number);
             break;
         default:
             used = append(buf, size, used, "%s%s:%u", sep, name, a->number);

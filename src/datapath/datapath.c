@@ -31,6 +31,8 @@
 #include "simdpath/mfex.h"
 #include "simdpath/textfile.h"
 
+#include "datapath/spsc.h"
+
 /* Copies one burst can make: each packet copied for every output but the
  * last of up to this many outputs. */
 #define MAX_COPIES (SP_BATCH_MAX * 16)
@@ -51,8 +53,15 @@ peek(const uint64_t *counter)
 }
 
 struct port_counters {
-    uint64_t rx, tx, copies;
+    uint64_t rx, tx, copies, packet_in, packet_out;
     uint64_t drops[SP_DP_DROP_COUNT];
+};
+
+/* A PACKET_OUT's frame on its way to PMD 0: the actions to run (NULL:
+ * the rules), freed by the channel's thread once PMD 0 is done. */
+struct packet_out {
+    struct sp_packet pkt;
+    struct sp_actions *actions;
 };
 
 /* What the datapath keeps of a rule (rule->aux): one line per PMD, that
@@ -77,8 +86,14 @@ struct pmd {
     struct sp_random rng;
     struct sp_action_ctx actions;
     struct sp_tx_batch tx[SP_DP_MAX_PORTS + 1]; /* by port number */
-    unsigned in_port;                           /* of the current burst */
-    uint64_t burst_tsc;                         /* when it was received */
+    unsigned in_port; /* counters' index of the current burst's port */
+    /* The rule whose packets run now when its actions output to the
+     * controller (NULL: a PACKET_OUT's), and whether this burst queued
+     * packets to the controller. */
+    const struct sp_rule *rule;
+    bool packet_in_queued;
+    struct sp_spsc packet_in;
+    uint64_t burst_tsc; /* when it was received */
     uint32_t n_copies;
     struct sp_packet copies[MAX_COPIES];
     /* The last burst's rule counts, added after the next receive, by
@@ -86,6 +101,7 @@ struct pmd {
     uint32_t n_runs;
     uint64_t runs_tsc;
     struct rule_run runs[SP_BATCH_MAX];
+    struct sp_packet table[SP_BATCH_MAX]; /* PACKET_OUTs to the rules */
     struct sp_dp_pmd_stats stats;
     struct port_counters ports[SP_DP_MAX_PORTS + 1];
     /* The counters at the last clear, taken by the PMD itself between
@@ -121,6 +137,14 @@ struct sp_dp {
      * counters' TSC into seconds. */
     uint64_t tsc0;
     double clock0;
+    /* The controller: connected (atomic), its notify callback (set
+     * before connected), PACKET_OUT's queue to PMD 0 and the index up to
+     * which the producer freed the actions of consumed entries. */
+    bool controller;
+    void (*notify)(void *aux);
+    void *notify_aux;
+    struct sp_spsc packet_out;
+    uint32_t packet_out_freed;
 };
 
 /* Short names for reports and telemetry, by reason. */
@@ -243,6 +267,33 @@ actions_free(struct sp_action_ctx *ctx, struct sp_packet *pkt)
     pmd->dp->io->free(pkt);
 }
 
+static enum sp_drop_reason
+actions_controller(struct sp_action_ctx *ctx, struct sp_packet *pkt,
+                   uint16_t max_len)
+{
+    struct pmd *pmd = ctx->aux;
+    struct sp_dp_packet_in *e;
+
+    if (!__atomic_load_n(&pmd->dp->controller, __ATOMIC_ACQUIRE)) {
+        return SP_DROP_NO_CONTROLLER;
+    }
+    e = sp_spsc_reserve(&pmd->packet_in);
+    if (!e) {
+        return SP_DROP_CONTROLLER_FULL;
+    }
+    e->pkt = *pkt;
+    e->max_len = max_len;
+    e->rule = pmd->rule != NULL;
+    if (pmd->rule) {
+        e->match = pmd->rule->match;
+        e->priority = pmd->rule->priority;
+    }
+    sp_spsc_publish(&pmd->packet_in);
+    bump(&pmd->ports[pmd->in_port].packet_in, 1);
+    pmd->packet_in_queued = true;
+    return SP_DROP_COUNT;
+}
+
 /* Counts what the actions dropped in this burst on its input port. */
 static void
 collect_action_drops(struct pmd *pmd)
@@ -280,7 +331,30 @@ flush_counts(struct pmd *pmd)
     pmd->n_runs = 0;
 }
 
-/* One received burst, from one port, through the whole pipeline. */
+/* Sends every port's batch, counts the actions' drops: a burst's end. */
+static void
+send_batches(struct pmd *pmd)
+{
+    for (uint32_t port = 1; port <= pmd->dp->config.n_ports; port++) {
+        flush_port(pmd, port);
+    }
+    collect_action_drops(pmd);
+    pmd->n_copies = 0;
+}
+
+/* Tells the channel's thread that packets wait for it. */
+static void
+packet_in_notify(struct pmd *pmd)
+{
+    if (pmd->packet_in_queued) {
+        pmd->packet_in_queued = false;
+        pmd->dp->notify(pmd->dp->notify_aux);
+    }
+}
+
+/* One received burst, from one port, through the whole pipeline; pkts
+ * has room for SP_BATCH_MAX (the pointers to all of them are set, so
+ * that the compiler sees the kernel's argument written whatever n). */
 static void
 process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
 {
@@ -294,7 +368,7 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     struct rule_run *runs = pmd->runs;
     uint64_t gen;
 
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < SP_BATCH_MAX; i++) {
         ptrs[i] = &pkts[i];
     }
     SP_KERNEL(mfex)(ptrs, n, keys);
@@ -341,14 +415,17 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     /* The packets of every rule with the same action list (rules share
      * equal lists), in arrival order, as one group. */
     for (pending = found; pending;) {
-        const struct sp_actions *list = actions[__builtin_ctz(pending)];
+        unsigned first = (unsigned)__builtin_ctz(pending);
+        const struct sp_actions *list = actions[first];
         struct sp_packet *group[SP_BATCH_MAX];
         uint32_t count = 0;
 
+        /* The controller is told which rule sent a packet. */
+        pmd->rule = sp_actions_to_controller(list) ? rules[first] : NULL;
         for (uint32_t rest = pending; rest; rest &= rest - 1) {
             unsigned i = (unsigned)__builtin_ctz(rest);
 
-            if (actions[i] == list) {
+            if (actions[i] == list && (!pmd->rule || rules[i] == pmd->rule)) {
                 group[count++] = ptrs[i];
                 pending &= ~(UINT32_C(1) << i);
             }
@@ -360,12 +437,57 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     pmd->n_runs = n_runs;
     pmd->runs_tsc = pmd->burst_tsc;
     stage_end(pmd, SP_DP_STAGE_ACTIONS);
-    for (uint32_t port = 1; port <= pmd->dp->config.n_ports; port++) {
-        flush_port(pmd, port);
-    }
-    collect_action_drops(pmd);
-    pmd->n_copies = 0;
+    send_batches(pmd);
     stage_end(pmd, SP_DP_STAGE_TX);
+}
+
+/* The counters' index of a packet's in_port: port 0 is the
+ * controller's. */
+static unsigned
+port_index(const struct sp_dp *dp, unsigned in_port)
+{
+    return in_port >= 1 && in_port <= dp->config.n_ports ? in_port : 0;
+}
+
+/* PMD 0: the PACKET_OUTs queued since its last poll, at most a burst;
+ * those for the rules (OFPP_TABLE) in bursts of one in_port. */
+static void
+run_packet_outs(struct pmd *pmd)
+{
+    struct sp_packet *table = pmd->table;
+    struct packet_out *po;
+    bool profiling = pmd->profiling;
+    uint32_t n_table = 0;
+
+    /* Not received bursts: the profile leaves them out. */
+    pmd->profiling = false;
+    for (unsigned n = 0;
+         n < SP_BATCH_MAX && (po = sp_spsc_peek(&pmd->dp->packet_out)); n++) {
+        struct sp_packet pkt = po->pkt, *ptr = &pkt;
+        unsigned index = port_index(pmd->dp, pkt.in_port);
+
+        if (n_table && (po->actions || index != pmd->in_port)) {
+            flush_counts(pmd); /* process_burst reuses pmd->runs */
+            process_burst(pmd, table, n_table);
+            n_table = 0;
+        }
+        pmd->in_port = index;
+        bump(&pmd->ports[index].packet_out, 1);
+        if (po->actions) {
+            pmd->rule = NULL;
+            sp_actions_execute(po->actions, &ptr, 1, &pmd->actions);
+            send_batches(pmd);
+        } else {
+            table[n_table++] = pkt;
+        }
+        sp_spsc_release(&pmd->dp->packet_out);
+    }
+    if (n_table) {
+        flush_counts(pmd);
+        process_burst(pmd, table, n_table);
+    }
+    pmd->profiling = profiling;
+    packet_in_notify(pmd);
 }
 
 /* Frames rx received but could not deliver: received and dropped. */
@@ -434,6 +556,7 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
                 pmd->in_port = port;
                 bump(&pmd->ports[port].rx, n);
                 process_burst(pmd, pkts, n);
+                packet_in_notify(pmd);
                 /* Profiled, the burst ends where its last stage did. */
                 end = pmd->profiling ? pmd->stamp : io->tsc();
                 bump(&pmd->stats.busy_cycles, end - start);
@@ -450,6 +573,9 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
                     bump(&pmd->perf.idle_cycles, idle);
                 }
             }
+        }
+        if (index == 0 && sp_spsc_peek(&dp->packet_out)) {
+            run_packet_outs(pmd);
         }
         if (index >= n_queues) { /* no queue: holds no rule */
             rcu_quiescent_state();
@@ -508,8 +634,16 @@ pmd_create(struct sp_dp *dp, unsigned index, struct sp_err *err)
         .flush = actions_flush,
         .clone = actions_clone,
         .free = actions_free,
+        .controller = actions_controller,
         .aux = pmd,
     };
+    if (sp_spsc_init(&pmd->packet_in, SP_DP_PACKET_IN_QUEUE,
+                     sizeof(struct sp_dp_packet_in))) {
+        sp_err_set(err, "out of memory for PMD thread %u", index);
+        sp_emc_destroy(&pmd->emc);
+        free(pmd);
+        return NULL;
+    }
     return pmd;
 }
 
@@ -546,7 +680,9 @@ sp_dp_create(const struct sp_dp_config *config, const struct sp_io_ops *io,
     pthread_mutex_init(&dp->del_lock, NULL);
     dp->actions = sp_actions_pool_create();
     dp->cls = sp_cls_create(sp_actions_release);
-    if (!dp->cls || !dp->actions) {
+    if (!dp->cls || !dp->actions ||
+        sp_spsc_init(&dp->packet_out, SP_DP_PACKET_OUT_QUEUE,
+                     sizeof(struct packet_out))) {
         sp_err_set(err, "out of memory for the classifier");
         sp_dp_destroy(dp);
         return NULL;
@@ -567,12 +703,15 @@ sp_dp_destroy(struct sp_dp *dp)
     if (!dp) {
         return;
     }
+    sp_dp_controller_drain(dp);
     for (unsigned i = 0; i < SP_DP_MAX_PMDS; i++) {
         if (dp->pmds[i]) {
             sp_emc_destroy(&dp->pmds[i]->emc);
+            sp_spsc_free(&dp->pmds[i]->packet_in);
             free(dp->pmds[i]);
         }
     }
+    sp_spsc_free(&dp->packet_out);
     if (dp->cls) {
         sp_cls_destroy(dp->cls); /* frees every rule, actions and counters */
     }
@@ -971,6 +1110,138 @@ sp_dp_flow_count(struct sp_dp *dp)
     return sp_cls_rule_count(dp->cls);
 }
 
+/* ---- the controller's packets ---- */
+
+void
+sp_dp_controller_set(struct sp_dp *dp, bool connected,
+                     void (*notify)(void *aux), void *aux)
+{
+    if (notify) {
+        dp->notify = notify;
+        dp->notify_aux = aux;
+    }
+    __atomic_store_n(&dp->controller, connected && dp->notify,
+                     __ATOMIC_RELEASE);
+}
+
+unsigned
+sp_dp_packet_in_take(struct sp_dp *dp, struct sp_dp_packet_in *out,
+                     unsigned max)
+{
+    unsigned n = 0;
+
+    /* A datapath whose creation failed half way has fewer PMDs. */
+    for (unsigned t = 0; t < dp->config.n_pmds && dp->pmds[t]; t++) {
+        struct sp_spsc *r = &dp->pmds[t]->packet_in;
+        struct sp_dp_packet_in *e;
+
+        while (n < max && (e = sp_spsc_peek(r))) {
+            out[n++] = *e;
+            sp_spsc_release(r);
+        }
+    }
+    return n;
+}
+
+void
+sp_dp_packet_in_done(struct sp_dp *dp, struct sp_packet *pkt)
+{
+    dp->io->free(pkt);
+}
+
+/* Frees the actions of the PACKET_OUTs PMD 0 is done with. */
+static void
+packet_out_reclaim(struct sp_dp *dp)
+{
+    uint32_t tail = __atomic_load_n(&dp->packet_out.tail, __ATOMIC_ACQUIRE);
+
+    for (; dp->packet_out_freed != tail; dp->packet_out_freed++) {
+        struct packet_out *po =
+            sp_spsc_slot(&dp->packet_out, dp->packet_out_freed);
+
+        sp_actions_free(po->actions);
+        po->actions = NULL;
+    }
+}
+
+/* Parses pkt (its offsets set, as for a received one) into the match of
+ * its own headers. */
+static void
+frame_parse(struct sp_packet *pkt, struct sp_match *m)
+{
+    SP_KERNEL(mfex)(&pkt, 1, &m->key);
+    memset(&m->mask, 0xff, sizeof m->mask);
+}
+
+void
+sp_dp_frame_match(const uint8_t *data, uint32_t len, uint16_t in_port,
+                  struct sp_match *m)
+{
+    /* The parser only reads the frame. */
+    struct sp_packet pkt = {
+        .data = (uint8_t *)data, .len = len, .in_port = in_port};
+
+    frame_parse(&pkt, m);
+}
+
+int
+sp_dp_packet_out(struct sp_dp *dp, const uint8_t *data, uint32_t len,
+                 uint16_t in_port, const char *actions, struct sp_err *err)
+{
+    struct sp_actions *parsed = NULL;
+    struct sp_packet pkt;
+    struct packet_out *po;
+    struct sp_match match;
+
+    packet_out_reclaim(dp);
+    po = sp_spsc_reserve(&dp->packet_out);
+    if (!po) {
+        return sp_err_set(err,
+                          "the queue of PACKET_OUTs to PMD 0 is full "
+                          "(%d frames)",
+                          SP_DP_PACKET_OUT_QUEUE);
+    }
+    if (!dp->io->alloc) {
+        return sp_err_set(err, "this datapath's I/O sends no PACKET_OUT");
+    }
+    if (dp->io->alloc(data, len, &pkt)) {
+        return sp_err_set(err, "no packet buffer for a frame of %u bytes",
+                          len);
+    }
+    pkt.in_port = in_port;
+    frame_parse(&pkt, &match);
+    if (actions) {
+        if (sp_actions_parse(actions, &match, port_exists, dp, &parsed, err)) {
+            dp->io->free(&pkt);
+            return -1;
+        }
+    }
+    po->pkt = pkt;
+    po->actions = parsed;
+    sp_spsc_publish(&dp->packet_out);
+    return 0;
+}
+
+void
+sp_dp_controller_drain(struct sp_dp *dp)
+{
+    struct sp_dp_packet_in pin;
+    struct packet_out *po;
+
+    __atomic_store_n(&dp->controller, false, __ATOMIC_RELEASE);
+    while (sp_dp_packet_in_take(dp, &pin, 1)) {
+        dp->io->free(&pin.pkt);
+    }
+    if (!dp->packet_out.items) {
+        return;
+    }
+    while ((po = sp_spsc_peek(&dp->packet_out))) {
+        dp->io->free(&po->pkt);
+        sp_spsc_release(&dp->packet_out);
+    }
+    packet_out_reclaim(dp);
+}
+
 /* ---- counters ---- */
 
 /* PMD threads own their counters: a clear is a request each applies
@@ -1015,7 +1286,7 @@ void
 sp_dp_port_stats(struct sp_dp *dp, unsigned port, struct sp_dp_port_stats *out)
 {
     memset(out, 0, sizeof *out);
-    if (port == 0 || port > dp->config.n_ports) {
+    if (port > dp->config.n_ports) {
         return;
     }
     for (unsigned i = 0; i < dp->config.n_pmds; i++) {
@@ -1025,6 +1296,8 @@ sp_dp_port_stats(struct sp_dp *dp, unsigned port, struct sp_dp_port_stats *out)
         out->rx += peek(&c->rx) - peek(&b->rx);
         out->tx += peek(&c->tx) - peek(&b->tx);
         out->copies += peek(&c->copies) - peek(&b->copies);
+        out->packet_in += peek(&c->packet_in) - peek(&b->packet_in);
+        out->packet_out += peek(&c->packet_out) - peek(&b->packet_out);
         for (unsigned r = 0; r < SP_DP_DROP_COUNT; r++) {
             out->drops[r] += peek(&c->drops[r]) - peek(&b->drops[r]);
         }

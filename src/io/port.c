@@ -688,6 +688,23 @@ sp_io_clone(const struct sp_packet *pkt, struct sp_packet *copy)
     return 0;
 }
 
+int
+sp_io_alloc(const uint8_t *data, uint32_t len, struct sp_packet *pkt)
+{
+    /* From any thread: without an lcore, the pool skips its caches. */
+    struct rte_mbuf *m = alloc_frame(len, dpdk_id[1]);
+
+    if (!m) {
+        return -1;
+    }
+    memcpy(rte_pktmbuf_mtod(m, uint8_t *), data, len);
+    memset(pkt, 0, sizeof *pkt);
+    pkt->data = rte_pktmbuf_mtod(m, uint8_t *);
+    pkt->len = len;
+    pkt->owner = m;
+    return 0;
+}
+
 uint32_t
 sp_io_headroom(void)
 {

@@ -873,6 +873,10 @@ struct act_text {
     const struct sp_match *match;
     bool vlan; /* a tag is there: matched, or pushed */
     unsigned ports;
+    /* A PACKET_OUT's: its in_port, and whether it goes to the rules
+     * (OFPP_TABLE). */
+    bool packet_out, table;
+    uint32_t in_port;
 };
 
 static int
@@ -908,13 +912,57 @@ inconsistent(struct sp_of_error *err, const char *what, const char *needs)
                       "%s needs %s in the match", what, needs);
 }
 
+/* A PACKET_OUT's FLOOD and ALL: every port but its in_port (simdpath's
+ * ports have no no-flood flag). */
 static int
-decode_output(struct act_text *t, uint32_t port, struct sp_of_error *err)
+decode_flood(struct act_text *t, struct sp_of_error *err)
+{
+    for (unsigned p = 1; p <= t->ports; p++) {
+        if (p != t->in_port && emit(t, err, "output:%u", p)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int
+decode_output(struct act_text *t, uint32_t port, uint16_t max_len,
+              struct sp_of_error *err)
 {
     const struct sp_match *m = t->match;
 
+    if (t->table) {
+        return sp_of_fail(err, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_ARGUMENT,
+                          "output:TABLE must be a PACKET_OUT's only "
+                          "action");
+    }
     if (port >= 1 && port <= t->ports) {
         return emit(t, err, "output:%u", port);
+    }
+    if (port == SP_OFPP_CONTROLLER) {
+        return max_len == SP_OFPCML_NO_BUFFER
+                   ? emit(t, err, "controller")
+                   : emit(t, err, "controller:%u", max_len);
+    }
+    if (t->packet_out && (port == SP_OFPP_FLOOD || port == SP_OFPP_ALL)) {
+        return decode_flood(t, err);
+    }
+    if (t->packet_out && port == SP_OFPP_TABLE) {
+        if (t->len) {
+            return sp_of_fail(err, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_ARGUMENT,
+                              "output:TABLE must be a PACKET_OUT's only "
+                              "action");
+        }
+        t->table = true;
+        return 0;
+    }
+    if (t->packet_out && port == SP_OFPP_IN_PORT) {
+        if (t->in_port >= 1 && t->in_port <= t->ports) {
+            return emit(t, err, "output:%u", t->in_port);
+        }
+        return sp_of_fail(err, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_OUT_PORT,
+                          "output:IN_PORT with in_port %#x, not a port",
+                          t->in_port);
     }
     if (port == SP_OFPP_IN_PORT) {
         /* With an exact in_port, IN_PORT is that port. */
@@ -924,11 +972,6 @@ decode_output(struct act_text *t, uint32_t port, struct sp_of_error *err)
         return sp_of_fail(err, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_OUT_PORT,
                           "output:IN_PORT needs an exact in_port in the "
                           "match");
-    }
-    if (port == SP_OFPP_CONTROLLER) {
-        return sp_of_fail(err, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_OUT_PORT,
-                          "output:CONTROLLER: simdpath sends no PACKET_IN "
-                          "yet");
     }
     return sp_of_fail(err, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_OUT_PORT,
                       "output to port %#x: the ports are 1 to %u", port,
@@ -1060,7 +1103,7 @@ decode_action(struct act_text *t, const uint8_t *a, uint16_t type,
     }
     switch (type) {
     case OFPAT_OUTPUT:
-        return decode_output(t, get32(a + 4), err);
+        return decode_output(t, get32(a + 4), get16(a + 8), err);
     case OFPAT_PUSH_VLAN: {
         uint16_t tpid = get16(a + 4);
 
@@ -1130,6 +1173,11 @@ decode_actions(struct act_text *t, const uint8_t *p, size_t len,
                               "action type %u of length %u in %zu bytes", type,
                               alen, len - ofs);
         }
+        if (t->table) {
+            return sp_of_fail(err, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_ARGUMENT,
+                              "output:TABLE must be a PACKET_OUT's only "
+                              "action");
+        }
         if (decode_action(t, p + ofs, type, alen, err)) {
             return -1;
         }
@@ -1143,8 +1191,10 @@ static int
 decode_instructions(const uint8_t *p, size_t len, unsigned n_ports,
                     struct sp_of_flow_mod *fm, struct sp_of_error *err)
 {
-    struct act_text t = {fm->actions, 0, &fm->match, has_vlan(&fm->match),
-                         n_ports};
+    struct act_text t = {.buf = fm->actions,
+                         .match = &fm->match,
+                         .vlan = has_vlan(&fm->match),
+                         .ports = n_ports};
     bool applied = false;
 
     fm->actions[0] = '\0';
@@ -1282,6 +1332,104 @@ sp_of_decode_flow_mod(const uint8_t *msg, size_t len, unsigned n_ports,
                                err);
 }
 
+#define PACKET_OUT_FIXED 24 /* header to the actions */
+
+int
+sp_of_decode_packet_out(const uint8_t *msg, size_t len, unsigned n_ports,
+                        sp_of_frame_match_fn *frame_match, void *aux,
+                        struct sp_of_packet_out *po, struct sp_of_error *err)
+{
+    struct sp_match match;
+    struct act_text t = {
+        .buf = po->actions, .ports = n_ports, .packet_out = true};
+    uint32_t buffer_id;
+    uint16_t actions_len;
+
+    memset(po, 0, sizeof *po);
+    if (len < PACKET_OUT_FIXED) {
+        return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_LEN,
+                          "packet_out of %zu bytes; at least %d", len,
+                          PACKET_OUT_FIXED);
+    }
+    buffer_id = get32(msg + 8);
+    po->in_port = get32(msg + 12);
+    actions_len = get16(msg + 16);
+    if (actions_len % 8 || actions_len > len - PACKET_OUT_FIXED) {
+        return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_LEN,
+                          "packet_out actions_len %u in %zu bytes after the "
+                          "header (a multiple of 8 that fits)",
+                          actions_len, len - PACKET_OUT_FIXED);
+    }
+    if (buffer_id != SP_OFP_NO_BUFFER) {
+        return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BUFFER_UNKNOWN,
+                          "buffer %u: simdpath buffers no packets", buffer_id);
+    }
+    if ((po->in_port < 1 || po->in_port > n_ports) &&
+        po->in_port != SP_OFPP_CONTROLLER) {
+        return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_PORT,
+                          "packet_out in_port %#x: the ports are 1 to %u, "
+                          "or CONTROLLER",
+                          po->in_port, n_ports);
+    }
+    po->data = msg + PACKET_OUT_FIXED + actions_len;
+    po->len = len - PACKET_OUT_FIXED - actions_len;
+    if (!po->len) {
+        return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_LEN,
+                          "packet_out without a frame (simdpath buffers "
+                          "none to send)");
+    }
+    /* Set-fields are checked against the frame's own headers, as OVS
+     * checks a PACKET_OUT's actions against its flow. */
+    frame_match(aux, po->data, po->len, po->in_port, &match);
+    t.match = &match;
+    t.vlan = has_vlan(&match);
+    t.in_port = po->in_port;
+    if (decode_actions(&t, msg + PACKET_OUT_FIXED, actions_len, err)) {
+        return -1;
+    }
+    po->table = t.table;
+    if (!t.len) {
+        snprintf(po->actions, SP_OF_ACTIONS_MAX, "drop");
+    }
+    return 0;
+}
+
+int
+sp_of_encode_packet_in(struct sp_of_buf *b, const struct sp_of_packet_in *pin)
+{
+    size_t start = b->len, match;
+    uint32_t data_len =
+        pin->max_len == SP_OFPCML_NO_BUFFER || pin->len < pin->max_len
+            ? pin->len
+            : pin->max_len;
+
+    /* The match holds in_port only: the fields OVS adds besides it
+     * (metadata, tunnel) simdpath does not have. */
+    if (sp_of_header(b, SP_OFPT_PACKET_IN, 0) ||
+        sp_of_put32(b, SP_OFP_NO_BUFFER) ||
+        sp_of_put16(
+            b, (uint16_t)(pin->len > UINT16_MAX ? UINT16_MAX : pin->len)) ||
+        sp_of_put_bytes(b, (uint8_t[]){pin->reason, 0}, 2) ||
+        sp_of_put64(b, pin->cookie)) {
+        b->len = start;
+        return -1;
+    }
+    match = b->len;
+    if (sp_of_put16(b, 1) || sp_of_put16(b, 0) ||
+        put_oxm_n(b, OXM_IN_PORT, pin->in_port)) {
+        b->len = start;
+        return -1;
+    }
+    sp_of_set16(b, match + 2, (uint16_t)(b->len - match));
+    if (sp_of_pad8(b, match) || !sp_of_buf_put(b, 2) ||
+        sp_of_put_bytes(b, pin->data, data_len)) {
+        b->len = start;
+        return -1;
+    }
+    sp_of_finish(b, start);
+    return 0;
+}
+
 /* ---- encoding actions from text ---- */
 
 static int
@@ -1342,6 +1490,12 @@ encode_one(struct sp_of_buf *b, const char *name, const char *value,
     if (!strcmp(name, "output")) {
         return put_action_hdr(b, OFPAT_OUTPUT, 16) ||
                sp_of_put32(b, (uint32_t)n) || sp_of_put16(b, 0) ||
+               !sp_of_buf_put(b, 6);
+    }
+    if (!strcmp(name, "controller")) {
+        return put_action_hdr(b, OFPAT_OUTPUT, 16) ||
+               sp_of_put32(b, SP_OFPP_CONTROLLER) ||
+               sp_of_put16(b, value ? (uint16_t)n : SP_OFPCML_NO_BUFFER) ||
                !sp_of_buf_put(b, 6);
     }
     if (!strcmp(name, "dec_ttl")) {
@@ -1479,10 +1633,14 @@ static bool
 outputs_to(const char *actions, uint32_t port)
 {
     char want[24];
-    size_t n = (size_t)snprintf(want, sizeof want, "output:%u", port);
+    size_t n = port == SP_OFPP_CONTROLLER
+                   ? (size_t)snprintf(want, sizeof want, "controller")
+                   : (size_t)snprintf(want, sizeof want, "output:%u", port);
 
     for (const char *p = strstr(actions, want); p; p = strstr(p + 1, want)) {
-        if ((p == actions || p[-1] == ',') && (p[n] == ',' || !p[n])) {
+        if ((p == actions || p[-1] == ',') &&
+            (p[n] == ',' || !p[n] ||
+             (port == SP_OFPP_CONTROLLER && p[n] == ':'))) {
             return true;
         }
     }

@@ -590,6 +590,41 @@ handle_multipart(struct sp_of_session *s, const uint8_t *msg, size_t len,
     }
 }
 
+static int
+handle_packet_out(struct sp_of_session *s, const uint8_t *msg, size_t len,
+                  struct sp_of_error *err)
+{
+    struct sp_of_packet_out po;
+
+    if (sp_of_decode_packet_out(msg, len, s->sw->n_ports, s->sw->frame_match,
+                                s->sw->aux, &po, err)) {
+        return -1;
+    }
+    if (s->sw->packet_out(s->sw->aux, &po, err)) {
+        /* Not a reason to close: the frame is lost, as on a wire. */
+        if (err->type == 0xffff) {
+            sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_EPERM,
+                       "the switch could not send the frame");
+        }
+        return -1;
+    }
+    return 0;
+}
+
+int
+sp_of_session_packet_in(struct sp_of_session *s,
+                        const struct sp_of_packet_in *pin)
+{
+    /* Half the output at most: a flood of them never holds the output
+     * at its limit, where the peer's messages (a FLOW_MOD to stop the
+     * flood) would wait. */
+    if (s->closing || !s->hello_received ||
+        s->out.len >= SP_OF_OUTPUT_HIGH / 2) {
+        return -1;
+    }
+    return sp_of_encode_packet_in(&s->out, pin);
+}
+
 /* Handles one whole message; -1 with err to answer an error (a failure
  * to append to the output, out of memory, gives -1 with err->type 0xffff
  * and closes). */
@@ -669,16 +704,22 @@ handle(struct sp_of_session *s, const uint8_t *msg, size_t len,
     }
     case SP_OFPT_MULTIPART_REQUEST:
         return handle_multipart(s, msg, len, err);
+    case SP_OFPT_PACKET_OUT:
+        if (s->sw->packet_out) {
+            return handle_packet_out(s, msg, len, err);
+        }
+        break;
     case SP_OFPT_EXPERIMENTER:
         return sp_of_fail(err, SP_OFPET_BAD_REQUEST,
                           SP_OFPBRC_BAD_EXPERIMENTER,
                           "experimenter messages are not supported");
     default:
-        return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_TYPE,
-                          "message type %u is not one simdpath handles "
-                          "(docs/openflow.md)",
-                          type);
+        break;
     }
+    return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_TYPE,
+                      "message type %u is not one simdpath handles "
+                      "(docs/openflow.md)",
+                      type);
 }
 
 int

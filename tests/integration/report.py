@@ -17,17 +17,21 @@ def check(cond, what):
 
 
 def counters(text):
-    """Port counters from the report: {port: {rx, tx, copies, drops,
-    nic}}, nic the device's own: {rx_missed, rx_errors, rx_nombuf,
-    tx_errors}."""
+    """Port counters from the report: {port: {rx, tx, copies, packet_in,
+    packet_out, drops, nic}}, nic the device's own: {rx_missed,
+    rx_errors, rx_nombuf, tx_errors}. Port 0 is the controller's
+    (PACKET_OUTs whose in_port is not a port)."""
     ports = {}
     for m in re.finditer(r"^port (\d+) \([^)]*\): rx (\d+) tx (\d+) "
-                         r"copies (\d+) dropped(.*)$", text, re.M):
+                         r"copies (\d+) packet_in (\d+) packet_out (\d+) "
+                         r"dropped(.*)$", text, re.M):
         drops = dict((k, int(v)) for k, v in
-                     re.findall(r" (\w+) (\d+)", m.group(5)))
+                     re.findall(r" (\w+) (\d+)", m.group(7)))
         ports[int(m.group(1))] = {"rx": int(m.group(2)),
                                   "tx": int(m.group(3)),
                                   "copies": int(m.group(4)),
+                                  "packet_in": int(m.group(5)),
+                                  "packet_out": int(m.group(6)),
                                   "drops": drops, "nic": {}}
     for m in re.finditer(r"^port (\d+) \([^)]*\) nic:((?: \w+ \d+)*)$",
                          text, re.M):
@@ -57,9 +61,12 @@ def sent(port):
 
 
 def conserved(ports):
-    """Every packet received or copied was sent or dropped for a reason.
-    What the devices lost before receiving or after taking a frame is
-    outside this sum: offered() and sent() account for it."""
-    rx = sum(p["rx"] + p["copies"] for p in ports.values())
-    out = sum(p["tx"] + sum(p["drops"].values()) for p in ports.values())
+    """Every packet received, copied or sent by the controller
+    (PACKET_OUT) was sent, sent to the controller (PACKET_IN) or dropped
+    for a reason. What the devices lost before receiving or after taking
+    a frame is outside this sum: offered() and sent() account for it."""
+    rx = sum(p["rx"] + p["copies"] + p["packet_out"]
+             for p in ports.values())
+    out = sum(p["tx"] + p["packet_in"] + sum(p["drops"].values())
+              for p in ports.values())
     return rx == out and rx > 0

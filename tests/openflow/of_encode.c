@@ -4,7 +4,9 @@
  * "NAME HEX", for test_ofp_parse.py to decode with `ovs-ofctl ofp-parse`:
  * a FLOW_MOD per rule given on the command line ("MATCH actions=ACTIONS"
  * in docs/flow-syntax.md), then the switch's replies to a FEATURES, DESC,
- * FLOW, PORT_STATS and PORT_DESC request and to a malformed message.
+ * FLOW, PORT_STATS and PORT_DESC request and to a malformed message, and
+ * two PACKET_INs (a table miss with the whole frame, an action's cut to
+ * its max_len).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,8 +100,23 @@ int
 main(int argc, char **argv)
 {
     struct sp_of_switch sw = {
-        NULL, 0xabcd, 2, no_flow_mod, snapshot, port, table,
+        .datapath_id = 0xabcd,
+        .n_ports = 2,
+        .flow_mod = no_flow_mod,
+        .flows = snapshot,
+        .port = port,
+        .table = table,
     };
+    /* A UDP datagram from 10.0.0.1 to 10.0.0.2, 60 bytes. */
+    static const uint8_t frame[60] = {
+        0x02, 0, 0,  0, 0, 0x02, 0x02, 0,  0,  0,  0, 0x01, 0x08, 0x00, 0x45,
+        0,    0, 46, 0, 0, 0x40, 0,    64, 17, 0,  0, 10,   0,    0,    1,
+        10,   0, 0,  2, 0, 7,    0,    9,  0,  26, 0, 0,    'h',  'i',
+    };
+    struct sp_of_packet_in miss = {
+        1, SP_OFPR_NO_MATCH, SP_OFPCML_NO_BUFFER, 0, frame, sizeof frame};
+    struct sp_of_packet_in cut = {2,      SP_OFPR_ACTION, 20,
+                                  0x1234, frame,          sizeof frame};
     struct sp_of_buf b = {0};
 
     for (int i = 1; i < argc && n_rules < 64; i++) {
@@ -140,6 +157,16 @@ main(int argc, char **argv)
         strcpy(rules[n_rules].actions, fm.actions);
         n_rules++;
     }
+    b.len = 0;
+    if (sp_of_encode_packet_in(&b, &miss)) {
+        return 1;
+    }
+    print_hex("packet_in_miss", b.data, b.len);
+    b.len = 0;
+    if (sp_of_encode_packet_in(&b, &cut)) {
+        return 1;
+    }
+    print_hex("packet_in_cut", b.data, b.len);
     sp_of_buf_free(&b);
 
     replies(&sw, "features", (const uint8_t[]){4, 5, 0, 8, 0, 0, 0, 1}, 8);

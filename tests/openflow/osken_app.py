@@ -52,7 +52,7 @@ class SimdpathCheck(app_manager.OSKenApp):
             [parser.OFPActionDecNwTtl(), parser.OFPActionOutput(3)])
         add(300, parser.OFPMatch(vlan_vid=(0x1000, 0x1000)),
             [parser.OFPActionPopVlan(), parser.OFPActionOutput(3)])
-        # simple_switch_13's table-miss rule: refused, no PACKET_IN yet.
+        # simple_switch_13's table-miss rule.
         add(0, parser.OFPMatch(),
             [parser.OFPActionOutput(ofp.OFPP_CONTROLLER,
                                     ofp.OFPCML_NO_BUFFER)], xid=0x7777)

@@ -29,21 +29,13 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from report import RESULTS, check, conserved, counters, no_leak  # noqa
 
 sys.path.insert(0, HERE)
-from traffic import frame, write_pcap  # noqa
+from traffic import frame, free_port, write_pcap  # noqa
 
 EXE = os.path.abspath(sys.argv[1])
 OFCTL = shutil.which("ovs-ofctl")
 WORK = tempfile.mkdtemp(prefix="simdpath-of-")
 CTL = os.path.join(WORK, "ctl.sock")
 CAP = 120  # seconds: a safety net, never the condition
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 PORT = free_port()
@@ -252,7 +244,7 @@ def test_ofctl(proc):
           "rules after del-flows: %s" % got)
 
     # Refusals ovs-ofctl reports with their names.
-    for rule, err in (("actions=CONTROLLER", "OFPBAC_BAD_OUT_PORT"),
+    for rule, err in (("actions=LOCAL", "OFPBAC_BAD_OUT_PORT"),
                       ("table=1,actions=drop", "OFPFMFC_BAD_TABLE_ID"),
                       ("idle_timeout=5,actions=drop", "OFPFMFC_BAD_TIMEOUT"),
                       ("actions=group:1", "OFPBAC_BAD_OUT_GROUP"),
@@ -403,14 +395,15 @@ def test_controller(proc, ctrl):
     c.s.sendall(flow_mod(10, 400, oxm(5, b"\x08\x00") +
                          oxm(10, b"\x11") +
                          oxm(12, bytes([10, 0, 0, 1])), port=3) +
-                flow_mod(11, 401, b"", port=0xfffffffd) + msg(20, xid=12))
+                flow_mod(11, 401, b"", port=0xfffffffe) + msg(20, xid=12))
     m = c.recv()
     check(c.error_of(m) == (2, 4) and m[4:8] == struct.pack("!I", 11),
-          "output:CONTROLLER is refused (no PACKET_IN): %r" % m)
+          "output:LOCAL is refused: %r" % m)
     m = c.recv()
     check(m and m[1] == 21, "barrier reply")
     check(wait_tx(3, 1000) is not None,
           "udp to 10.0.0.1 reaches port 3 by the controller's rule")
+    test_packet_path(c)
     # A rule with a hard timeout and SEND_FLOW_REM: FLOW_REMOVED, reason
     # HARD_TIMEOUT, once it expires; a deleted one: reason DELETE.
     c.s.sendall(flow_mod(13, 402, oxm(5, b"\x86\xdd"), port=2, hard=1,
@@ -439,6 +432,75 @@ def test_controller(proc, ctrl):
     if c:
         c.s.close()
     ofctl("del-flows", TARGET)
+
+
+def packet_out(xid, actions, data, in_port=0xfffffffd, buffer_id=0xffffffff):
+    return msg(13, struct.pack("!IIH6x", buffer_id, in_port, len(actions))
+               + actions + data, xid=xid)
+
+
+def until_reply(c, type_, xid):
+    """The messages before the reply of this type and xid."""
+    before = []
+    while True:
+        m = c.recv()
+        if m is None or (m[1] == type_ and
+                         m[4:8] == struct.pack("!I", xid)):
+            return before
+        before.append(m)
+
+
+def test_packet_path(c):
+    """PACKET_IN from output:CONTROLLER (the rule's cookie, reason
+    ACTION, in_port, the frame cut to max_len), none once the rule is
+    gone; PACKET_OUT to a port, and a bad one answered."""
+    tcp = oxm(5, b"\x08\x00") + oxm(10, b"\x06")
+    match = struct.pack("!HH", 1, 4 + len(tcp)) + tcp
+    match += b"\0" * ((8 - len(match) % 8) % 8)
+    action = struct.pack("!HHIH6x", 0, 16, 0xfffffffd, 40)
+    insts = struct.pack("!HH4x", 4, 8 + len(action)) + action
+    body = struct.pack("!QQBBHHHIIIH2x", 0x77, 0, 0, 0, 0, 0, 450,
+                       0xffffffff, 0xffffffff, 0xffffffff, 0)
+    c.s.sendall(msg(14, body + match + insts, xid=16))
+    want = frame(6, [10, 0, 0, 2], 2000, 80)
+    pin = None
+    for _ in range(100000):
+        m = c.recv()
+        if m is None or m[1] == 10:
+            pin = m
+            break
+    ok = pin is not None and len(pin) >= 42
+    if ok:
+        buffer_id, total, reason, table, cookie = struct.unpack(
+            "!IHBBQ", pin[8:24])
+        oxm_in_port = pin[24:40]
+        ok = (buffer_id == 0xffffffff and total == len(want) and
+              reason == 1 and table == 0 and cookie == 0x77 and
+              oxm_in_port == bytes.fromhex("0001000c800000040000000100000000")
+              and pin[42:] == want[:40])
+    check(ok, "PACKET_IN: no buffer, reason ACTION, cookie, in_port 1, "
+          "40 bytes of the frame: %r" % pin)
+    c.s.sendall(flow_mod(17, 450, tcp, command=4) + msg(20, xid=18))
+    until_reply(c, 21, 18)
+    # Once the barrier is answered the rule is gone: what was queued
+    # before it has been sent, and no PACKET_IN follows an echo.
+    c.s.sendall(msg(2, b"x", xid=19))
+    late = sum(m[1] == 10 for m in until_reply(c, 3, 19))
+    c.s.sendall(msg(2, b"y", xid=20))
+    after = sum(m[1] == 10 for m in until_reply(c, 3, 20))
+    check(after == 0, "no PACKET_IN once the rule is deleted: %d (%d "
+          "before the first echo)" % (after, late))
+    base = port_tx()
+    out2 = struct.pack("!HHIH6x", 0, 16, 2, 0)
+    c.s.sendall(packet_out(21, out2, want) +
+                packet_out(22, out2, want, buffer_id=5) +
+                packet_out(23, out2, want, in_port=9) + msg(20, xid=24))
+    errors = [(struct.unpack("!I", m[4:8])[0], c.error_of(m))
+              for m in until_reply(c, 21, 24) if m[1] == 1]
+    check(errors == [(22, (1, 8)), (23, (1, 11))],
+          "PACKET_OUT with a buffer or a bad in_port: BUFFER_UNKNOWN, "
+          "BAD_PORT: %s" % errors)
+    check(wait_tx(2, 1, base) is not None, "PACKET_OUT leaves on port 2")
 
 
 def main():

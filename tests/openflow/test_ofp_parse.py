@@ -72,6 +72,9 @@ RULES = [
      "tcp6,ipv6_label=0x10000/0xf0000,tp_dst=443 "
      "actions=set_field:8->ip_dscp,set_field:0->nw_ecn,output:1"),
     ("priority=0,actions=drop", "priority=0 actions=drop"),
+    ("priority=0,actions=controller", "priority=0 actions=CONTROLLER:65535"),
+    ("in_port=1,actions=controller:128,output:2",
+     "in_port=1 actions=CONTROLLER:128,output:2"),
 ]
 
 # Replies: lines ovs-ofctl must print for each.
@@ -105,6 +108,18 @@ REPLIES = {
                      1000 * sum(range(1, len(RULES) + 1)), len(RULES))],
     "error": ["OFPT_ERROR (OF1.3) (xid=0x7): OFPBRC_BAD_TYPE",
               "OFPT_GROUP_MOD (OF1.3) (xid=0x7):"],
+    # The whole 60-byte frame, then 20 of it; OVS prints the frame's flow
+    # (table 0 it leaves out).
+    "packet_in_miss": ["OFPT_PACKET_IN (OF1.3) (xid=0x0): "
+                       "cookie=0x0 total_len=60 in_port=1 (via no_match) "
+                       "data_len=60 (unbuffered)\n",
+                       "udp,vlan_tci=0x0000,dl_src=02:00:00:00:00:01,"
+                       "dl_dst=02:00:00:00:00:02,nw_src=10.0.0.1,"
+                       "nw_dst=10.0.0.2,nw_tos=0,nw_ecn=0,nw_ttl=64,"
+                       "nw_frag=no,tp_src=7,tp_dst=9"],
+    "packet_in_cut": ["OFPT_PACKET_IN (OF1.3) (xid=0x0): "
+                      "cookie=0x1234 total_len=60 in_port=2 (via action) "
+                      "data_len=20 (unbuffered)"],
     "hello_failed": ["OFPT_ERROR (OF1.3) (xid=0x8): OFPHFC_INCOMPATIBLE",
                      "simdpath speaks OpenFlow 1.3 (version 0x04) only; "
                      "the peer offers version 0x01"],

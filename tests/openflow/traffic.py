@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Traffic for the OpenFlow tests: IPv4 UDP and TCP frames and a pcap of
-them (no checksums: the rules do not look at them)."""
+them (no checksums: the rules do not look at them), and a free port."""
+import socket
 import struct
 
 
@@ -13,6 +14,15 @@ def frame(proto, dst_ip, sport, dport):
                      bytes(dst_ip))
     eth = bytes.fromhex("020000000002" "020000000001" "0800")
     return eth + ip + l4 + payload
+
+
+def free_port():
+    """A TCP port of 127.0.0.1 nothing listens on now."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 def write_pcap(path, frames):
