@@ -1474,6 +1474,28 @@ test_packet_in_encode(void **state)
     sp_of_buf_free(&b);
 }
 
+/* A delete or dump by out_port CONTROLLER selects the rules that send
+ * there, whatever their max_len. */
+static void
+test_out_port_controller(void **state)
+{
+    struct sp_of_flow_mod sel = {.out_port = SP_OFPP_CONTROLLER,
+                                 .out_group = SP_OFPG_ANY};
+    struct sp_of_flow f = {0};
+
+    (void)state;
+    strcpy(f.actions, "output:1,controller");
+    assert_true(sp_of_flow_selected(&sel, &f, false));
+    strcpy(f.actions, "controller:128,output:2");
+    assert_true(sp_of_flow_selected(&sel, &f, false));
+    strcpy(f.actions, "output:2");
+    assert_false(sp_of_flow_selected(&sel, &f, false));
+    sel.out_port = 2;
+    assert_true(sp_of_flow_selected(&sel, &f, false));
+    strcpy(f.actions, "controller:2");
+    assert_false(sp_of_flow_selected(&sel, &f, false));
+}
+
 /* A PACKET_OUT with the raw actions given and the test frame. */
 static void
 build_packet_out(struct sp_of_buf *b, uint32_t buffer_id, uint32_t in_port,
@@ -1731,6 +1753,7 @@ main(void)
         cmocka_unit_test(test_session_truncated),
         cmocka_unit_test(test_output_bounded),
         cmocka_unit_test(test_packet_in_encode),
+        cmocka_unit_test(test_out_port_controller),
         cmocka_unit_test(test_packet_out_decode),
         cmocka_unit_test(test_packet_out_errors),
         cmocka_unit_test(test_packet_out_session),
