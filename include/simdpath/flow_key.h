@@ -48,10 +48,16 @@ struct sp_flow_key {
              * the 6 bytes after them. */
             uint8_t nw_src[16]; /* 24 */
             /* IPv6 destination; likewise IPv4/ARP TPA, then ARP THA. */
-            uint8_t nw_dst[16];  /* 40 */
-            uint32_t ipv6_label; /* 56: low 20 bits, network order */
-            uint16_t tp_src;     /* 60: L4 port, ICMP type */
-            uint16_t tp_dst;     /* 62: L4 port, ICMP code */
+            uint8_t nw_dst[16]; /* 40 */
+            /* 56: IPv6 flow label (low 20 bits), or an MPLS frame's top
+             * label stack entry, whole, as OVS keeps it: an MPLS frame
+             * has no L3 fields. Network order. */
+            union {
+                uint32_t ipv6_label;
+                uint32_t mpls_lse;
+            };
+            uint16_t tp_src; /* 60: L4 port, ICMP type */
+            uint16_t tp_dst; /* 62: L4 port, ICMP code */
         };
         uint64_t blocks[SP_FLOW_KEY_BLOCKS];
         uint8_t bytes[64];
@@ -78,6 +84,7 @@ static_assert(SP_KEY_OFS(nw_frag) == 23, "nw_frag");
 static_assert(SP_KEY_OFS(nw_src) == 24, "nw_src");
 static_assert(SP_KEY_OFS(nw_dst) == 40, "nw_dst");
 static_assert(SP_KEY_OFS(ipv6_label) == 56, "ipv6_label");
+static_assert(SP_KEY_OFS(mpls_lse) == 56, "mpls_lse");
 static_assert(SP_KEY_OFS(tp_src) == 60, "tp_src");
 static_assert(SP_KEY_OFS(tp_dst) == 62, "tp_dst");
 

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Miniflow extract, the specification: a straight walk down the headers,
- * Ethernet -> VLAN tags -> ARP | IPv4 | IPv6 (extension chain) -> L4.
- * Each step first checks that its header is inside what is left of the
- * frame (IP: of the IP total or payload length), records its fields, then
- * moves on; the first check that fails sets the status and ends the walk.
+ * Ethernet -> VLAN tags -> LLC/SNAP -> MPLS | ARP | IPv4 | IPv6 (extension
+ * chain) -> L4, with OVS's meaning (lib/flow.c, miniflow_extract): the key
+ * is the flow OVS extracts from the same bytes, field for field, so a rule
+ * matches what it matches in OVS. Each step checks that its header is
+ * inside what is left of the frame (IP: of the IP total or payload length);
+ * where OVS does not trust a header it records none of its fields and the
+ * walk ends. The status names the first anomaly met, also where OVS reads
+ * on (an IP version that does not match the type).
  */
 #include <stdbool.h>
 #include <string.h>
@@ -15,14 +19,25 @@
 
 #define VLAN_TAGS_MAX 2 /* outer tag recorded, inner one parsed past */
 
-/* Where the walk is: the packet, its key, and the end of the bytes the
- * current layer may use (the frame, then the IP total length). */
+/* Where the walk is: the packet, its key, the end of the bytes the current
+ * layer may use (the frame, then the IP total length), and the first
+ * anomaly. */
 struct walk {
     struct sp_packet *pkt;
     struct sp_flow_key *key;
     const uint8_t *p;
     uint32_t end;
+    uint16_t status;
 };
+
+/* Records 'status' unless an earlier anomaly is. */
+static void
+note(struct walk *w, uint16_t status)
+{
+    if (w->status == SP_MFEX_OK) {
+        w->status = status;
+    }
+}
 
 /* A 16-bit value in network order, for a key field (little-endian hosts,
  * as every simdpath target). */
@@ -38,9 +53,10 @@ is_vlan_type(uint16_t type)
     return type == SP_ETH_TYPE_VLAN || type == SP_ETH_TYPE_QINQ;
 }
 
-/* TCP, UDP, SCTP, ICMP or ICMPv6 at 'ofs'; 'proto' already in the key. */
-static uint16_t
-parse_l4(struct walk *w, uint32_t ofs, uint8_t proto, bool ipv6)
+/* The L4 header OVS reads for 'proto' (as it, whatever the IP version):
+ * ports, or type and code. 'proto' is already in the key. */
+static void
+parse_l4(struct walk *w, uint32_t ofs, uint8_t proto)
 {
     const uint8_t *l4 = w->p + ofs;
     uint32_t avail;
@@ -57,75 +73,88 @@ parse_l4(struct walk *w, uint32_t ofs, uint8_t proto, bool ipv6)
         need = SP_SCTP_HDR_LEN;
         break;
     case SP_IPPROTO_ICMP:
-        need = ipv6 ? 0 : SP_ICMP_HDR_LEN;
-        break;
     case SP_IPPROTO_ICMPV6:
-        need = ipv6 ? SP_ICMP_HDR_LEN : 0;
+    case SP_IPPROTO_IGMP:
+        need = SP_ICMP_MIN_LEN;
         break;
     default:
-        need = 0;
-        break;
+        return;
     }
-    if (need == 0 || ofs >= w->end) {
-        return need == 0 ? SP_MFEX_OK : SP_MFEX_L4_TRUNCATED;
+    if (ofs >= w->end) {
+        note(w, SP_MFEX_L4_TRUNCATED);
+        return;
     }
     w->pkt->l4_ofs = (uint16_t)ofs;
     avail = w->end - ofs;
     if (avail < need) {
-        return SP_MFEX_L4_TRUNCATED;
+        note(w, SP_MFEX_L4_TRUNCATED);
+        return;
     }
-    if (need == SP_ICMP_HDR_LEN) {
+    if (proto == SP_IPPROTO_ICMP || proto == SP_IPPROTO_ICMPV6 ||
+        proto == SP_IPPROTO_IGMP) {
         w->key->tp_src = be16(l4[0]);
         w->key->tp_dst = be16(l4[1]);
-        return SP_MFEX_OK;
+        return;
     }
-    memcpy(&w->key->tp_src, l4, 2);
-    memcpy(&w->key->tp_dst, l4 + 2, 2);
     if (proto == SP_IPPROTO_TCP) {
         uint32_t doff = l4[12] >> 4;
 
-        w->key->tcp_flags = be16(sp_load_be16(l4 + 12) & 0x0fff);
+        /* OVS takes no TCP field from a header whose length is wrong. */
         if (doff < 5) {
-            return SP_MFEX_L4_BAD_HLEN;
+            note(w, SP_MFEX_L4_BAD_HLEN);
+            return;
         }
         if (doff * 4 > avail) {
-            return SP_MFEX_L4_TRUNCATED;
+            note(w, SP_MFEX_L4_TRUNCATED);
+            return;
         }
+        w->key->tcp_flags = be16(sp_load_be16(l4 + 12) & 0x0fff);
+    }
+    memcpy(&w->key->tp_src, l4, 2);
+    memcpy(&w->key->tp_dst, l4 + 2, 2);
+}
+
+/* The anomaly for which OVS does not take the IPv4 header at 'ip' (its
+ * ipv4_sanity_check), or SP_MFEX_OK with its header and total lengths. */
+static uint16_t
+check_ipv4(const uint8_t *ip, uint32_t avail, uint32_t *hlen, uint32_t *total)
+{
+    if (avail < SP_IPV4_HDR_LEN) {
+        return SP_MFEX_L3_TRUNCATED;
+    }
+    *hlen = (ip[0] & 0x0fu) * 4;
+    if (*hlen < SP_IPV4_HDR_LEN) {
+        return SP_MFEX_L3_BAD_HLEN;
+    }
+    if (*hlen > avail) {
+        return SP_MFEX_L3_TRUNCATED;
+    }
+    *total = sp_load_be16(ip + 2);
+    if (*total < *hlen) {
+        return SP_MFEX_L3_BAD_LEN;
+    }
+    if (*total > avail || avail - *total > UINT16_MAX) {
+        return SP_MFEX_L3_TRUNCATED;
     }
     return SP_MFEX_OK;
 }
 
-/* The fixed part of an IP header: present, and of the version its
- * Ethernet type promised. */
-static uint16_t
-check_ip_header(const uint8_t *ip, uint32_t avail, uint32_t len,
-                unsigned version)
-{
-    if (avail < len) {
-        return SP_MFEX_L3_TRUNCATED;
-    }
-    return ip[0] >> 4 == version ? SP_MFEX_OK : SP_MFEX_L3_BAD_VERSION;
-}
-
-static uint16_t
+static void
 parse_ipv4(struct walk *w, uint32_t ofs)
 {
     const uint8_t *ip = w->p + ofs;
     struct sp_flow_key *key = w->key;
-    uint32_t avail = w->end - ofs;
-    uint16_t status = check_ip_header(ip, avail, SP_IPV4_HDR_LEN, 4);
     uint32_t hlen, total;
     uint16_t frag;
 
+    uint16_t status = check_ipv4(ip, w->end - ofs, &hlen, &total);
+
     if (status != SP_MFEX_OK) {
-        return status;
+        note(w, status);
+        return;
     }
-    hlen = (ip[0] & 0x0fu) * 4;
-    if (hlen < SP_IPV4_HDR_LEN) {
-        return SP_MFEX_L3_BAD_HLEN;
-    }
-    if (hlen > avail) {
-        return SP_MFEX_L3_TRUNCATED;
+    if (ip[0] >> 4 != 4) {
+        note(w, SP_MFEX_L3_BAD_VERSION); /* OVS does not check it */
     }
     key->nw_tos = ip[1];
     key->nw_ttl = ip[8];
@@ -137,41 +166,103 @@ parse_ipv4(struct walk *w, uint32_t ofs)
         key->nw_frag = SP_FRAG_ANY;
         if (frag & SP_IPV4_FRAG_OFFSET) {
             key->nw_frag |= SP_FRAG_LATER;
+            return;
         }
     }
-    total = sp_load_be16(ip + 2);
-    if (total < hlen) {
-        return SP_MFEX_L3_BAD_LEN;
-    }
-    if (total > avail) {
-        return SP_MFEX_L3_TRUNCATED;
-    }
-    if (key->nw_frag & SP_FRAG_LATER) {
-        return SP_MFEX_OK;
-    }
     w->end = ofs + total; /* Ethernet padding is not L4 payload */
-    return parse_l4(w, ofs + hlen, key->nw_proto, false);
+    parse_l4(w, ofs + hlen, key->nw_proto);
+}
+
+/* The length of the extension header 'ext' of type 'next', or 0 when
+ * 'next' is not one OVS parses past. */
+static uint32_t
+ipv6_ext_len(uint8_t next, const uint8_t *ext)
+{
+    switch (next) {
+    case SP_IPPROTO_HOPOPTS:
+    case SP_IPPROTO_ROUTING:
+    case SP_IPPROTO_DSTOPTS:
+        return (ext[1] + 1u) * 8;
+    case SP_IPPROTO_AH:
+        return (ext[1] + 2u) * 4; /* in 4-byte words, RFC 4302 */
+    case SP_IPPROTO_FRAGMENT:
+        return SP_IPV6_EXT_HDR_LEN;
+    default:
+        return 0;
+    }
 }
 
 static bool
 is_ipv6_ext(uint8_t next)
 {
     return next == SP_IPPROTO_HOPOPTS || next == SP_IPPROTO_ROUTING ||
-           next == SP_IPPROTO_FRAGMENT || next == SP_IPPROTO_DSTOPTS;
+           next == SP_IPPROTO_FRAGMENT || next == SP_IPPROTO_DSTOPTS ||
+           next == SP_IPPROTO_AH;
 }
 
-static uint16_t
+/* Walks the extension chain from 'ofs' as OVS's parse_ipv6_ext_hdrs__:
+ * false when one is cut short. On success *next is the L4 protocol (that
+ * of the fragment header for a later fragment, as OVS) and *ofs its
+ * offset. No length limits the chain but the packet's. */
+static bool
+walk_ipv6_ext(struct walk *w, uint32_t *ofs, uint8_t *next, uint8_t *frag)
+{
+    while (is_ipv6_ext(*next)) {
+        const uint8_t *ext = w->p + *ofs;
+        uint32_t ext_len;
+
+        if (w->end - *ofs < SP_IPV6_EXT_HDR_LEN) {
+            return false;
+        }
+        ext_len = ipv6_ext_len(*next, ext);
+        if (w->end - *ofs < ext_len) {
+            return false;
+        }
+        *ofs += ext_len;
+        if (*next == SP_IPPROTO_FRAGMENT && sp_load_be16(ext + 2)) {
+            *frag = SP_FRAG_ANY;
+            if (sp_load_be16(ext + 2) & SP_IPV6_FRAG_OFFSET) {
+                *frag |= SP_FRAG_LATER;
+                return true; /* nw_proto stays "fragment" */
+            }
+        }
+        *next = ext[0];
+    }
+    return true;
+}
+
+static void
 parse_ipv6(struct walk *w, uint32_t ofs)
 {
     const uint8_t *ip = w->p + ofs;
     struct sp_flow_key *key = w->key;
     uint32_t avail = w->end - ofs;
-    uint16_t status = check_ip_header(ip, avail, SP_IPV6_HDR_LEN, 6);
     uint32_t payload, word;
-    uint8_t next;
+    uint8_t next, frag = 0;
 
-    if (status != SP_MFEX_OK) {
-        return status;
+    if (avail < SP_IPV6_HDR_LEN) {
+        note(w, SP_MFEX_L3_TRUNCATED);
+        return;
+    }
+    payload = sp_load_be16(ip + 4);
+    if (payload > avail - SP_IPV6_HDR_LEN ||
+        avail - SP_IPV6_HDR_LEN - payload > UINT16_MAX) {
+        note(w, SP_MFEX_L3_TRUNCATED);
+        return;
+    }
+    if (ip[0] >> 4 != 6) {
+        note(w, SP_MFEX_L3_BAD_VERSION); /* OVS does not check it */
+    }
+    memcpy(key->nw_src, ip + 8, 16);
+    memcpy(key->nw_dst, ip + 24, 16);
+    w->end = ofs + SP_IPV6_HDR_LEN + payload;
+    ofs += SP_IPV6_HDR_LEN;
+    next = ip[6];
+    /* OVS keeps the addresses of a packet whose chain is cut short, and
+     * nothing after them. */
+    if (!walk_ipv6_ext(w, &ofs, &next, &frag)) {
+        note(w, SP_MFEX_EXT_TRUNCATED);
+        return;
     }
     word = (uint32_t)ip[0] << 24 | (uint32_t)ip[1] << 16 |
            (uint32_t)ip[2] << 8 | ip[3];
@@ -179,48 +270,15 @@ parse_ipv6(struct walk *w, uint32_t ofs)
     memcpy((uint8_t *)&key->ipv6_label + 1, ip + 1, 3);
     ((uint8_t *)&key->ipv6_label)[1] &= 0x0f;
     key->nw_ttl = ip[7];
-    next = ip[6];
     key->nw_proto = next;
-    memcpy(key->nw_src, ip + 8, 16);
-    memcpy(key->nw_dst, ip + 24, 16);
-    payload = sp_load_be16(ip + 4);
-    if (payload > avail - SP_IPV6_HDR_LEN) {
-        return SP_MFEX_L3_TRUNCATED;
+    key->nw_frag = frag;
+    if (!(frag & SP_FRAG_LATER)) {
+        parse_l4(w, ofs, next);
     }
-    w->end = ofs + SP_IPV6_HDR_LEN + payload;
-    ofs += SP_IPV6_HDR_LEN;
-    for (unsigned count = 0; is_ipv6_ext(next); count++) {
-        const uint8_t *ext = w->p + ofs;
-        uint32_t ext_len;
-
-        if (count == SP_MFEX_IPV6_EXT_MAX) {
-            return SP_MFEX_EXT_TOO_LONG;
-        }
-        if (w->end - ofs < SP_IPV6_EXT_HDR_LEN) {
-            return SP_MFEX_EXT_TRUNCATED;
-        }
-        ext_len = next == SP_IPPROTO_FRAGMENT ? SP_IPV6_EXT_HDR_LEN
-                                              : (ext[1] + 1u) * 8;
-        if (w->end - ofs < ext_len) {
-            return SP_MFEX_EXT_TRUNCATED;
-        }
-        if (next == SP_IPPROTO_FRAGMENT) {
-            key->nw_frag = SP_FRAG_ANY;
-            if (sp_load_be16(ext + 2) & SP_IPV6_FRAG_OFFSET) {
-                key->nw_frag |= SP_FRAG_LATER;
-            }
-        }
-        next = ext[0];
-        key->nw_proto = next;
-        ofs += ext_len;
-        if (key->nw_frag & SP_FRAG_LATER) {
-            return SP_MFEX_OK;
-        }
-    }
-    return parse_l4(w, ofs, next, true);
 }
 
-static uint16_t
+/* ARP or RARP: OVS takes the fields of Ethernet/IPv4 sizes only. */
+static void
 parse_arp(struct walk *w, uint32_t ofs)
 {
     const uint8_t *arp = w->p + ofs;
@@ -228,12 +286,13 @@ parse_arp(struct walk *w, uint32_t ofs)
     uint16_t op;
 
     if (w->end - ofs < SP_ARP_LEN) {
-        return SP_MFEX_ARP_TRUNCATED;
+        note(w, SP_MFEX_ARP_TRUNCATED);
+        return;
     }
-    /* Ethernet hardware, IPv4 protocol, 6- and 4-byte addresses. */
     if (sp_load_be16(arp) != 1 || sp_load_be16(arp + 2) != SP_ETH_TYPE_IPV4 ||
         arp[4] != 6 || arp[5] != 4) {
-        return SP_MFEX_ARP_UNSUPPORTED;
+        note(w, SP_MFEX_ARP_UNSUPPORTED);
+        return;
     }
     op = sp_load_be16(arp + 6);
     key->nw_proto = op <= UINT8_MAX ? (uint8_t)op : 0;
@@ -241,10 +300,37 @@ parse_arp(struct walk *w, uint32_t ofs)
     memcpy(key->nw_src, arp + 14, 4);
     memcpy(key->nw_dst + SP_ARP_HA_OFS, arp + 18, 6);
     memcpy(key->nw_dst, arp + 24, 4);
-    return SP_MFEX_OK;
 }
 
+/* The type of an 802.3 frame (a length at 'ofs' - 2), as OVS's
+ * parse_ethertype: a SNAP header's Ethernet type, which 'ofs' then moves
+ * past, or SP_ETH_TYPE_NONE. */
 static uint16_t
+llc_type(struct walk *w, uint32_t *ofs)
+{
+    static const uint8_t snap[6] = {0xaa, 0xaa, 0x03, 0, 0, 0};
+    const uint8_t *llc = w->p + *ofs;
+    uint16_t type;
+
+    if (w->end - *ofs < SP_LLC_SNAP_LEN || memcmp(llc, snap, sizeof snap)) {
+        return SP_ETH_TYPE_NONE;
+    }
+    *ofs += SP_LLC_SNAP_LEN;
+    type = sp_load_be16(llc + 6);
+    return type >= SP_ETH_TYPE_MIN ? type : SP_ETH_TYPE_NONE;
+}
+
+/* The label stack: the top entry in the key, the rest parsed past. */
+static void
+parse_mpls(struct walk *w, uint32_t ofs)
+{
+    note(w, SP_MFEX_L2_MPLS);
+    if (w->end - ofs >= SP_MPLS_LSE_LEN) {
+        memcpy(&w->key->mpls_lse, w->p + ofs, SP_MPLS_LSE_LEN);
+    }
+}
+
+static void
 parse_frame(struct walk *w)
 {
     struct sp_packet *pkt = w->pkt;
@@ -253,20 +339,26 @@ parse_frame(struct walk *w)
     uint16_t type;
 
     if (pkt->len < SP_ETH_HDR_LEN) {
-        return SP_MFEX_L2_TRUNCATED;
+        note(w, SP_MFEX_L2_TRUNCATED);
+        return;
     }
     memcpy(key->dl_dst, w->p, 2 * SP_ETH_ADDR_LEN);
     type = sp_load_be16(w->p + 12);
     for (unsigned tags = 0; tags < VLAN_TAGS_MAX && is_vlan_type(type);
          tags++) {
+        /* A tag cut short is not parsed: its TPID is the type, as OVS. */
         if (pkt->len - ofs < SP_VLAN_HDR_LEN) {
-            return SP_MFEX_L2_TRUNCATED;
+            note(w, SP_MFEX_L2_TRUNCATED);
+            break;
         }
         if (tags == 0) {
             key->vlan_tci = be16(sp_load_be16(w->p + ofs) | SP_VLAN_PRESENT);
         }
         type = sp_load_be16(w->p + ofs + 2);
         ofs += SP_VLAN_HDR_LEN;
+    }
+    if (type < SP_ETH_TYPE_MIN) {
+        type = llc_type(w, &ofs);
     }
     key->dl_type = be16(type);
     switch (type) {
@@ -275,28 +367,36 @@ parse_frame(struct walk *w)
         if (ofs < pkt->len) {
             pkt->l3_ofs = (uint16_t)ofs;
         }
-        return type == SP_ETH_TYPE_IPV4 ? parse_ipv4(w, ofs)
-                                        : parse_ipv6(w, ofs);
+        if (type == SP_ETH_TYPE_IPV4) {
+            parse_ipv4(w, ofs);
+        } else {
+            parse_ipv6(w, ofs);
+        }
+        break;
     case SP_ETH_TYPE_ARP:
-        return parse_arp(w, ofs);
+    case SP_ETH_TYPE_RARP:
+        parse_arp(w, ofs);
+        break;
     case SP_ETH_TYPE_MPLS:
     case SP_ETH_TYPE_MPLS_MC:
-        return SP_MFEX_L2_MPLS;
+        parse_mpls(w, ofs);
+        break;
     default:
-        return SP_MFEX_OK;
+        break;
     }
 }
 
 static inline void
 parse_packet(struct sp_packet *pkt, struct sp_flow_key *key)
 {
-    struct walk w = {pkt, key, pkt->data, pkt->len};
+    struct walk w = {pkt, key, pkt->data, pkt->len, SP_MFEX_OK};
 
     memset(key, 0, sizeof *key);
     key->in_port = pkt->in_port;
     pkt->l3_ofs = SP_OFS_NONE;
     pkt->l4_ofs = SP_OFS_NONE;
-    pkt->status = parse_frame(&w);
+    parse_frame(&w);
+    pkt->status = w.status;
 }
 
 void
