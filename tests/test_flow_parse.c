@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "simdpath/flow_format.h"
 #include "simdpath/flow_parse.h"
 #include "testlib.h"
 
@@ -183,6 +184,38 @@ test_prerequisites(void **state)
     assert_error("ipv6, icmp_type=8", 7, "tp_src: needs an exact nw_proto");
 }
 
+/* The fields of MPLS (the top label stack entry) and RARP, and their
+ * text read back: OVS's names and order. */
+static void
+test_mpls_rarp(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "mpls,mpls_label=5,mpls_tc=3,mpls_ttl=7,mpls_bos=1",
+        "mplsm,mpls_ttl=64",
+        "rarp,arp_op=3,arp_spa=10.0.0.1,arp_tha=00:00:00:00:00:01",
+    };
+    struct sp_flow_spec spec;
+    char text[256];
+
+    parse_ok(texts[0], &spec);
+    assert_int_equal(spec.match.key.mpls_lse,
+                     htonl(5 << 12 | 3 << 9 | 1 << 8 | 7));
+    assert_int_equal(spec.match.mask.mpls_lse, UINT32_MAX);
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        parse_ok(texts[i], &spec);
+        sp_flow_format(&spec.match.key, &spec.match.mask, text, sizeof text);
+        assert_string_equal(text, texts[i]);
+    }
+    assert_error("mpls,mpls_label=0x100000", 6, "from 0 to 1048575");
+    assert_error("mpls,mpls_tc=8", 6, "from 0 to 7");
+    assert_error("mpls_label=5", 1, "mpls_label: needs an exact dl_type");
+    assert_error("ip,mpls_ttl=5", 4,
+                 "needs dl_type ipv6 (0x86dd) or, for the MPLS");
+    assert_error("ipv6,mpls_label=5", 6, "ipv6_label: the mask has bits");
+    assert_error("rarp,nw_ttl=3", 6, "nw_ttl: needs dl_type ip or ipv6");
+}
+
 int
 main(void)
 {
@@ -191,6 +224,7 @@ main(void)
         cmocka_unit_test(test_fields),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_prerequisites),
+        cmocka_unit_test(test_mpls_rarp),
     };
 
     return cmocka_run_group_tests_name("flow_parse", tests, NULL, NULL);

@@ -136,6 +136,18 @@ parse_int(struct parser *p, const struct field *f, char *value)
     return put_uint(p, f->ofs, f->len, v, m);
 }
 
+/* A field of the MPLS label stack entry: bits is where it lies there. */
+static int
+parse_mpls(struct parser *p, const struct field *f, char *value)
+{
+    uint32_t v;
+
+    if (parse_number(p, value, f->max, &v)) {
+        return -1;
+    }
+    return put_uint(p, f->ofs, 4, v << __builtin_ctz(f->bits), f->bits);
+}
+
 /* in_port is the one host-order field. */
 static int
 parse_in_port(struct parser *p, const struct field *f, char *value)
@@ -375,6 +387,10 @@ static const struct field fields[] = {
     {"arp_tpa", parse_ip, DST, V4, 0, 0},
     {"arp_sha", parse_mac, SRC + AHA, MAC, 0, 0},
     {"arp_tha", parse_mac, DST + AHA, MAC, 0, 0},
+    {"mpls_label", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 0xfffff, 0xfffff000},
+    {"mpls_tc", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 7, 0xe00},
+    {"mpls_bos", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 1, 0x100},
+    {"mpls_ttl", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 0xff, 0xff},
 };
 
 static const struct {
@@ -385,6 +401,9 @@ static const struct {
     {"ip", SP_ETH_TYPE_IPV4, 0},
     {"ipv6", SP_ETH_TYPE_IPV6, 0},
     {"arp", SP_ETH_TYPE_ARP, 0},
+    {"rarp", SP_ETH_TYPE_RARP, 0},
+    {"mpls", SP_ETH_TYPE_MPLS, 0},
+    {"mplsm", SP_ETH_TYPE_MPLS_MC, 0},
     {"tcp", SP_ETH_TYPE_IPV4, SP_IPPROTO_TCP},
     {"udp", SP_ETH_TYPE_IPV4, SP_IPPROTO_UDP},
     {"sctp", SP_ETH_TYPE_IPV4, SP_IPPROTO_SCTP},
@@ -466,8 +485,9 @@ parse_field(struct parser *p, const char *name, char *value)
     return fail(p,
                 "unknown field '%s'; expected priority, a match field "
                 "(in_port, dl_src, nw_dst, tp_dst, ... see "
-                "docs/flow-syntax.md), a shorthand (ip, ipv6, arp, tcp, "
-                "udp, sctp, icmp, tcp6, udp6, sctp6, icmp6) or actions=",
+                "docs/flow-syntax.md), a shorthand (ip, ipv6, arp, rarp, "
+                "mpls, mplsm, tcp, udp, sctp, icmp, tcp6, udp6, sctp6, "
+                "icmp6) or actions=",
                 name);
 }
 

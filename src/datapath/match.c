@@ -2,7 +2,8 @@
 /*
  * Rule validation: what a match may contain before the classifier accepts
  * it. Fields are named as docs/flow-syntax.md names them, which depends on
- * the dl_type (nw_src is ipv6_src for IPv6, arp_spa/arp_sha for ARP).
+ * the dl_type (nw_src is ipv6_src for IPv6, arp_spa/arp_sha for ARP and
+ * RARP, ipv6_label's word the MPLS fields for MPLS).
  */
 #include <arpa/inet.h>
 #include <stdarg.h>
@@ -25,6 +26,29 @@ static bool
 is_ip(const struct context *c)
 {
     return c->dl_type == SP_ETH_TYPE_IPV4 || c->dl_type == SP_ETH_TYPE_IPV6;
+}
+
+/* ARP or RARP, whose fields are the same. */
+static bool
+is_arp(const struct context *c)
+{
+    return c->dl_type == SP_ETH_TYPE_ARP || c->dl_type == SP_ETH_TYPE_RARP;
+}
+
+static bool
+is_mpls(const struct context *c)
+{
+    return c->dl_type == SP_ETH_TYPE_MPLS || c->dl_type == SP_ETH_TYPE_MPLS_MC;
+}
+
+/* The MPLS field a mask of the label stack entry starts with. */
+static const char *
+mpls_name(uint32_t mask)
+{
+    return mask & 0xfffff000 ? "mpls_label"
+           : mask & 0xe00    ? "mpls_tc"
+           : mask & 0x100    ? "mpls_bos"
+                             : "mpls_ttl";
 }
 
 static bool
@@ -54,7 +78,7 @@ field_name(const struct context *c, unsigned ofs)
     if (ofs >= SP_KEY_OFS(nw_src) && ofs < SP_KEY_OFS(ipv6_label)) {
         unsigned at = (ofs - SP_KEY_OFS(nw_src)) % 16;
 
-        if (c->dl_type == SP_ETH_TYPE_ARP) {
+        if (is_arp(c)) {
             return at < SP_ARP_HA_OFS ? (dst ? "arp_tpa" : "arp_spa")
                                       : (dst ? "arp_tha" : "arp_sha");
         }
@@ -62,8 +86,13 @@ field_name(const struct context *c, unsigned ofs)
             return dst ? "ipv6_dst" : "ipv6_src";
         }
     }
-    if (ofs == SP_KEY_OFS(nw_proto) && c->dl_type == SP_ETH_TYPE_ARP) {
+    if (ofs == SP_KEY_OFS(nw_proto) && is_arp(c)) {
         return "arp_op";
+    }
+    if (ofs >= SP_KEY_OFS(mpls_lse) && ofs < SP_KEY_OFS(tp_src) &&
+        (is_mpls(c) || (c->dl_type != SP_ETH_TYPE_IPV6 &&
+                        ntohl(c->m->mask.mpls_lse) & 0xfff00000))) {
+        return mpls_name(ntohl(c->m->mask.mpls_lse));
     }
     if (ofs >= SP_KEY_OFS(tp_src) && is_icmp(c)) {
         return ofs >= SP_KEY_OFS(tp_dst) ? "icmp_code" : "icmp_type";
@@ -107,7 +136,9 @@ valid_bits(const struct context *c, struct sp_flow_key *valid)
     if (c->dl_type == SP_ETH_TYPE_IPV4) {
         memset(valid->nw_src + 4, 0, 12);
         memset(valid->nw_dst + 4, 0, 12);
-    } else if (c->dl_type == SP_ETH_TYPE_ARP) {
+    } else if (is_mpls(c)) {
+        valid->mpls_lse = UINT32_MAX;
+    } else if (is_arp(c)) {
         memset(valid->nw_src + SP_ARP_HA_OFS + SP_ETH_ADDR_LEN, 0, 6);
         memset(valid->nw_dst + SP_ARP_HA_OFS + SP_ETH_ADDR_LEN, 0, 6);
     }
@@ -154,12 +185,12 @@ check_prerequisites(const struct context *c, unsigned *at, struct sp_err *err)
         }
     }
     if ((USES(c, nw_src) || USES(c, nw_dst) || USES(c, nw_proto)) &&
-        !is_ip(c) && c->dl_type != SP_ETH_TYPE_ARP) {
+        !is_ip(c) && !is_arp(c)) {
         ofs = USES(c, nw_proto) ? SP_KEY_OFS(nw_proto)
               : USES(c, nw_src) ? first_used(c, SP_KEY_OFS(nw_src), 16)
                                 : first_used(c, SP_KEY_OFS(nw_dst), 16);
         return blame(c, ofs, at, err,
-                     "needs dl_type ip, ipv6 or arp, not "
+                     "needs dl_type ip, ipv6, arp or rarp, not "
                      "0x%04x",
                      c->dl_type);
     }
@@ -171,9 +202,14 @@ check_prerequisites(const struct context *c, unsigned *at, struct sp_err *err)
         return blame(c, ofs, at, err, "needs dl_type ip or ipv6, not 0x%04x",
                      c->dl_type);
     }
-    if (USES(c, ipv6_label) && c->dl_type != SP_ETH_TYPE_IPV6) {
-        return blame(c, SP_KEY_OFS(ipv6_label), at, err,
-                     "needs dl_type ipv6 (0x86dd), not 0x%04x", c->dl_type);
+    if (USES(c, mpls_lse) && c->dl_type != SP_ETH_TYPE_IPV6 && !is_mpls(c)) {
+        ofs = first_used(c, SP_KEY_OFS(mpls_lse), 4);
+        return blame(c, ofs, at, err, "needs dl_type %s, not 0x%04x",
+                     ntohl(c->m->mask.mpls_lse) & 0xfff00000
+                         ? "mpls (0x8847) or mplsm (0x8848)"
+                         : "ipv6 (0x86dd) or, for the MPLS fields, mpls "
+                           "(0x8847) or mplsm (0x8848)",
+                     c->dl_type);
     }
     if (!USES(c, tcp_flags) && !USES(c, tp_src) && !USES(c, tp_dst)) {
         return 0;
