@@ -333,6 +333,30 @@ test_known_ovs(void **state)
     assert_bytes(&key.ipv6_label, "00000000");
 }
 
+/* Frames up to libpcap's largest snapshot length, more than 64 KiB past
+ * their IP packet: every variant as scalar. */
+static void
+test_huge_frame(void **state)
+{
+    (void)state;
+    static uint8_t frame[SP_MFEXCHECK_LEN_MAX];
+
+    sp_mfexcheck_init();
+    for (unsigned tagged = 0; tagged < 2; tagged++) {
+        uint32_t n =
+            from_hex(tagged ? ETH_UNTAGGED "8100 0005 0800" IPV4_UDP_HDR
+                            : ETH_UNTAGGED "0800" IPV4_UDP_HDR,
+                     frame);
+
+        memset(frame + n, 0xee, sizeof frame - n);
+        sp_mfexcheck_add(frame, sizeof frame);
+        sp_mfexcheck_add(frame, n + UINT16_MAX);
+        sp_mfexcheck_add(frame, n + UINT16_MAX + 1);
+        sp_mfexcheck_flush();
+    }
+    sp_mfexcheck_fini();
+}
+
 /* Offsets of the fields mutations aim at, found by the scalar parser. */
 struct layout {
     uint16_t l3, l4;
@@ -580,6 +604,7 @@ main(void)
         cmocka_unit_test(test_known_arp),
         cmocka_unit_test(test_known_errors),
         cmocka_unit_test(test_known_ovs),
+        cmocka_unit_test(test_huge_frame),
         cmocka_unit_test(test_profiles_match_scalar),
         cmocka_unit_test(test_profile_layout),
         cmocka_unit_test(test_generated),
