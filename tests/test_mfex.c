@@ -12,6 +12,8 @@
 
 #include "generic/mfex_profile.h" /* the SIMD parsers' shared tables */
 #include "mfexcheck.h"
+#include "simdpath/flow_format.h"
+#include "simdpath/flow_parse.h"
 #include "simdpath/mfex.h"
 #include "simdpath/pktgen.h"
 
@@ -244,6 +246,22 @@ test_known_errors(void **state)
 #define IPV6_ADDRS \
     " 00000000000000000000000000000001 00000000000000000000000000000002"
 
+/* The key as parse-pcap prints it reads back as a rule matching it. */
+static void
+assert_reads_back(const struct sp_flow_key *key)
+{
+    char text[1024];
+    struct sp_flow_spec spec;
+    struct sp_err err;
+
+    sp_flow_format(key, NULL, text, sizeof text);
+    if (sp_flow_parse_match(text, &spec, &err) ||
+        sp_match_validate(&spec.match, &err)) {
+        fail_msg("'%s' does not read back: %s", text, err.msg);
+    }
+    assert_true(sp_match_covers(&spec.match, key));
+}
+
 /* OVS's meaning (lib/flow.c), where it differs from taking every field
  * a header has: tests/ovs_parity.py checks the same against ovs-ofctl. */
 static void
@@ -256,6 +274,7 @@ test_known_ovs(void **state)
     /* 802.3 with LLC but no SNAP: OpenFlow's "not an Ethernet type". */
     key = parse_hex(ETH_UNTAGGED "0026 424203 0000000000", &pkt);
     assert_bytes(&key.dl_type, "05ff");
+    assert_reads_back(&key);
     /* SNAP: its type, and the IPv4 packet after it. */
     key = parse_hex(ETH_UNTAGGED "0028 aaaa03 000000 0800" IPV4_UDP_HDR, &pkt);
     assert_meta(&pkt, SP_MFEX_OK, 22, 42);
@@ -269,12 +288,14 @@ test_known_ovs(void **state)
     key = parse_hex(ETH_UNTAGGED "8847 00064a40 00001140", &pkt);
     assert_int_equal(pkt.status, SP_MFEX_L2_MPLS);
     assert_bytes(&key.mpls_lse, "00064a40");
+    assert_reads_back(&key);
     /* RARP as ARP. */
     key = parse_hex(ETH_UNTAGGED "8035 0001 0800 06 04 0003 a0a1a2a3a4a5"
                                  " 0a000001 b0b1b2b3b4b5 0a000002",
                     &pkt);
     assert_bytes(&key.nw_proto, "03");
     assert_bytes(key.nw_src, "0a000001 a0a1a2a3a4a5");
+    assert_reads_back(&key);
     /* IPv4 total length past the frame: no L3 field at all. */
     key = parse_hex(ETH_UNTAGGED "0800 4500 0100 0000 0000 4011 0000"
                                  " 0a000001 0a000002",
@@ -286,6 +307,7 @@ test_known_ovs(void **state)
                                  " 0a000001 e0000016 1600 0000 e0010203",
                     &pkt);
     assert_bytes(&key.tp_src, "0016 0000");
+    assert_reads_back(&key);
     /* ICMP shorter than 8 bytes: no type and code. */
     key = parse_hex(ETH_UNTAGGED "0800 4500 0018 0000 0000 4001 0000"
                                  " 0a000001 0a000002 0800 0000",
@@ -307,6 +329,12 @@ test_known_ovs(void **state)
                     &pkt);
     assert_int_equal(pkt.status, SP_MFEX_OK);
     assert_int_equal(key.nw_proto, 89);
+    /* ICMP over IPv6: type and code as OVS has them, which read back. */
+    key = parse_hex(ETH_UNTAGGED "86dd 6000 0000 0008 01 40" IPV6_ADDRS
+                                 " 0800 0000 00070001",
+                    &pkt);
+    assert_bytes(&key.tp_src, "0008 0000");
+    assert_reads_back(&key);
     /* A later fragment has protocol "fragment"; an atomic fragment
      * (offset 0, no MF) is no fragment. */
     static const char *const frag_words[2][3] = {

@@ -230,11 +230,15 @@ check_prerequisites(const struct context *c, unsigned *at, struct sp_err *err)
         return blame(c, ofs, at, err, "needs nw_proto tcp (6), not %d",
                      c->proto);
     }
+    /* The protocols whose ports or type and code the parser keeps, over
+     * either IP version (as OVS extracts them), so that every printed key
+     * reads back. */
     if (c->proto != SP_IPPROTO_TCP && c->proto != SP_IPPROTO_UDP &&
-        c->proto != SP_IPPROTO_SCTP && !is_icmp(c)) {
+        c->proto != SP_IPPROTO_SCTP && c->proto != SP_IPPROTO_ICMP &&
+        c->proto != SP_IPPROTO_ICMPV6 && c->proto != SP_IPPROTO_IGMP) {
         return blame(c, ofs, at, err,
-                     "needs nw_proto tcp, udp, sctp, icmp (ip) or icmp6 "
-                     "(ipv6), not %d",
+                     "needs nw_proto tcp, udp, sctp, icmp, icmp6 or igmp "
+                     "(2), not %d",
                      c->proto);
     }
     return 0;
