@@ -75,6 +75,25 @@ assert_meta(const struct sp_packet *pkt, uint16_t status, uint16_t l3_ofs,
     "4500 0024 1234 0000 40 11 0000 0a000001 c0a80102" \
     " 04d2 0035 0010 0000 deadbeefcafef00d"
 
+#define IPV6_ADDRS \
+    " 00000000000000000000000000000001 00000000000000000000000000000002"
+
+/* The key as parse-pcap prints it reads back as a rule matching it. */
+static void
+assert_reads_back(const struct sp_flow_key *key)
+{
+    char text[1024];
+    struct sp_flow_spec spec;
+    struct sp_err err;
+
+    sp_flow_format(key, NULL, text, sizeof text);
+    if (sp_flow_parse_match(text, &spec, &err) ||
+        sp_match_validate(&spec.match, &err)) {
+        fail_msg("'%s' does not read back: %s", text, err.msg);
+    }
+    assert_true(sp_match_covers(&spec.match, key));
+}
+
 static void
 test_known_ipv4_udp(void **state)
 {
@@ -119,7 +138,20 @@ test_known_qinq(void **state)
 
     assert_meta(&pkt, SP_MFEX_OK, 22, 42);
     assert_bytes(&key.dl_type, "0800 1005"); /* the outer tag */
+    assert_int_equal(sp_key_vlan_tci1(&key), 0x1007);
     assert_bytes(&key.tp_src, "04d2 0035");
+    /* The inner tag beside the TCP flags and IPv6 label it shares bits
+     * with: PCP 7, VID 0xabc. */
+    key = parse_hex(ETH_UNTAGGED "8100 0005 8100 eabc 86dd"
+                                 " 6abc def1 0014 06 40" IPV6_ADDRS
+                                 " 0050 c000 00000001 00000000 5fff ffff"
+                                 " 0000 0000",
+                    &pkt);
+    assert_int_equal(pkt.status, SP_MFEX_OK);
+    assert_int_equal(sp_key_vlan_tci1(&key), 0xfabc);
+    assert_bytes(&key.tcp_flags, "ffff");
+    assert_bytes(&key.ipv6_label, "abccdef1");
+    assert_reads_back(&key);
 }
 
 static void
@@ -241,25 +273,6 @@ test_known_errors(void **state)
         }
         assert_int_equal(key.in_port, 7);
     }
-}
-
-#define IPV6_ADDRS \
-    " 00000000000000000000000000000001 00000000000000000000000000000002"
-
-/* The key as parse-pcap prints it reads back as a rule matching it. */
-static void
-assert_reads_back(const struct sp_flow_key *key)
-{
-    char text[1024];
-    struct sp_flow_spec spec;
-    struct sp_err err;
-
-    sp_flow_format(key, NULL, text, sizeof text);
-    if (sp_flow_parse_match(text, &spec, &err) ||
-        sp_match_validate(&spec.match, &err)) {
-        fail_msg("'%s' does not read back: %s", text, err.msg);
-    }
-    assert_true(sp_match_covers(&spec.match, key));
 }
 
 /* OVS's meaning (lib/flow.c), where it differs from taking every field

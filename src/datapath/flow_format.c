@@ -173,6 +173,11 @@ exact_mask(const struct sp_flow_key *key, struct sp_flow_key *mask)
 
     memset(mask, 0, sizeof *mask);
     memset(mask->bytes, 0xff, SP_KEY_OFS(in_port) + 2);
+    /* The inner tag's mask with the outer tag, as OVS's: "no inner tag"
+     * is part of a tagged packet's flow. */
+    if (key->vlan_tci) {
+        sp_key_set_vlan_tci1(mask, 0xffff);
+    }
     if (is_arp_type(type)) {
         mask->nw_proto = 0xff;
         memset(mask->nw_src, 0xff, SP_ARP_HA_OFS + SP_ETH_ADDR_LEN);
@@ -192,14 +197,14 @@ exact_mask(const struct sp_flow_key *key, struct sp_flow_key *mask)
         memset(mask->nw_dst, 0xff, 4);
     } else {
         memset(mask->nw_src, 0xff, 32);
-        mask->ipv6_label = htonl(0xfffff);
+        mask->ipv6_label |= htonl(SP_IPV6_LABEL_BITS);
     }
     if (key->nw_frag & SP_FRAG_LATER) {
         return;
     }
     switch (key->nw_proto) {
     case SP_IPPROTO_TCP:
-        mask->tcp_flags = htons(0x0fff);
+        mask->tcp_flags |= htons(SP_TCP_FLAGS_BITS);
         /* fall through */
     case SP_IPPROTO_UDP:
     case SP_IPPROTO_SCTP:
@@ -274,9 +279,11 @@ put_l3(struct out *o, const struct sp_flow_key *k, const struct sp_flow_key *m,
         if (sp_any_set(m->nw_dst, 16)) {
             put_ipv6(o, "ipv6_dst", k->nw_dst, m->nw_dst);
         }
-        if (m->ipv6_label) {
-            put_num(o, "ipv6_label", "0x%05x", ntohl(k->ipv6_label),
-                    ntohl(m->ipv6_label), 0xfffff);
+        if (m->ipv6_label & htonl(SP_IPV6_LABEL_BITS)) {
+            put_num(o, "ipv6_label", "0x%05x",
+                    ntohl(k->ipv6_label) & SP_IPV6_LABEL_BITS,
+                    ntohl(m->ipv6_label) & SP_IPV6_LABEL_BITS,
+                    SP_IPV6_LABEL_BITS);
         }
     } else {
         if (sp_any_set(m->nw_src, 4)) {
@@ -314,9 +321,10 @@ put_l4(struct out *o, const struct sp_flow_key *k, const struct sp_flow_key *m)
         put_num(o, icmp ? "icmp_code" : "tp_dst", "%u", get16(&k->tp_dst),
                 get16(&m->tp_dst), icmp ? 0xff : 0xffff);
     }
-    if (m->tcp_flags) {
-        put_num(o, "tcp_flags", "0x%03x", get16(&k->tcp_flags),
-                get16(&m->tcp_flags), 0x0fff);
+    if (m->tcp_flags & htons(SP_TCP_FLAGS_BITS)) {
+        put_num(o, "tcp_flags", "0x%03x",
+                get16(&k->tcp_flags) & SP_TCP_FLAGS_BITS,
+                get16(&m->tcp_flags) & SP_TCP_FLAGS_BITS, SP_TCP_FLAGS_BITS);
     }
 }
 
@@ -341,6 +349,19 @@ put_arp(struct out *o, const struct sp_flow_key *k,
     }
     if (sp_any_set(m->nw_dst + SP_ARP_HA_OFS, SP_ETH_ADDR_LEN)) {
         put_mac(o, "arp_tha", tha, m->nw_dst + SP_ARP_HA_OFS);
+    }
+}
+
+/* A VLAN TCI with its mask, when it has one. */
+static void
+put_tci(struct out *o, const char *name, uint16_t v, uint16_t m)
+{
+    if (m) {
+        field(o, name);
+        put(o, "0x%04x", v);
+        if (m != 0xffff) {
+            put(o, "/0x%04x", m);
+        }
     }
 }
 
@@ -405,13 +426,8 @@ sp_flow_format(const struct sp_flow_key *key, const struct sp_flow_key *mask,
         put_num(&o, "dl_type", "0x%04x", get16(&key->dl_type),
                 get16(&m->dl_type), 0xffff);
     }
-    if (m->vlan_tci) {
-        field(&o, "vlan_tci");
-        put(&o, "0x%04x", get16(&key->vlan_tci));
-        if (m->vlan_tci != 0xffff) {
-            put(&o, "/0x%04x", get16(&m->vlan_tci));
-        }
-    }
+    put_tci(&o, "vlan_tci", get16(&key->vlan_tci), get16(&m->vlan_tci));
+    put_tci(&o, "vlan_tci1", sp_key_vlan_tci1(key), sp_key_vlan_tci1(m));
     if (is_arp_type(get16(&key->dl_type))) {
         put_arp(&o, key, m);
     } else if (is_mpls_type(get16(&key->dl_type))) {

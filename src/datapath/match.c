@@ -3,7 +3,7 @@
  * Rule validation: what a match may contain before the classifier accepts
  * it. Fields are named as docs/flow-syntax.md names them, which depends on
  * the dl_type (nw_src is ipv6_src for IPv6, arp_spa/arp_sha for ARP and
- * RARP, ipv6_label's word the MPLS fields for MPLS).
+ * RARP, its first word the MPLS fields for MPLS).
  */
 #include <arpa/inet.h>
 #include <stdarg.h>
@@ -89,10 +89,19 @@ field_name(const struct context *c, unsigned ofs)
     if (ofs == SP_KEY_OFS(nw_proto) && is_arp(c)) {
         return "arp_op";
     }
-    if (ofs >= SP_KEY_OFS(mpls_lse) && ofs < SP_KEY_OFS(tp_src) &&
-        (is_mpls(c) || (c->dl_type != SP_ETH_TYPE_IPV6 &&
-                        ntohl(c->m->mask.mpls_lse) & 0xfff00000))) {
+    if (ofs >= SP_KEY_OFS(mpls_lse) && ofs < SP_KEY_OFS(mpls_lse) + 4 &&
+        is_mpls(c)) {
         return mpls_name(ntohl(c->m->mask.mpls_lse));
+    }
+    /* The fields the inner VLAN tag shares: its when the mask has none of
+     * the other field's bits. */
+    if ((ofs == SP_KEY_OFS(tcp_flags) || ofs == SP_KEY_OFS(tcp_flags) + 1) &&
+        !(c->m->mask.tcp_flags & htons(SP_TCP_FLAGS_BITS))) {
+        return "vlan_tci1";
+    }
+    if (ofs >= SP_KEY_OFS(ipv6_label) && ofs < SP_KEY_OFS(tp_src) &&
+        !(c->m->mask.ipv6_label & htonl(SP_IPV6_LABEL_BITS))) {
+        return "vlan_tci1";
     }
     if (ofs >= SP_KEY_OFS(tp_src) && is_icmp(c)) {
         return ofs >= SP_KEY_OFS(tp_dst) ? "icmp_code" : "icmp_type";
@@ -130,14 +139,13 @@ static void
 valid_bits(const struct context *c, struct sp_flow_key *valid)
 {
     memset(valid, 0xff, sizeof *valid);
-    valid->tcp_flags = htons(0x0fff);
-    valid->ipv6_label = htonl(0x000fffff);
     valid->nw_frag = SP_FRAG_ANY | SP_FRAG_LATER;
     if (c->dl_type == SP_ETH_TYPE_IPV4) {
         memset(valid->nw_src + 4, 0, 12);
         memset(valid->nw_dst + 4, 0, 12);
     } else if (is_mpls(c)) {
-        valid->mpls_lse = UINT32_MAX;
+        memset(valid->nw_src + 4, 0, 12);
+        memset(valid->nw_dst, 0, 16);
     } else if (is_arp(c)) {
         memset(valid->nw_src + SP_ARP_HA_OFS + SP_ETH_ADDR_LEN, 0, 6);
         memset(valid->nw_dst + SP_ARP_HA_OFS + SP_ETH_ADDR_LEN, 0, 6);
@@ -179,13 +187,14 @@ check_prerequisites(const struct context *c, unsigned *at, struct sp_err *err)
         for (ofs = l3[i].ofs; ofs < l3[i].ofs + l3[i].len; ofs++) {
             if (c->m->mask.bytes[ofs] && c->dl_type < 0) {
                 return blame(c, ofs, at, err,
-                             "needs an exact dl_type (ip, ipv6 or arp "
-                             "with mask 0xffff)");
+                             "needs an exact dl_type (ip, ipv6, arp, "
+                             "rarp, mpls or mplsm with mask 0xffff)");
             }
         }
     }
     if ((USES(c, nw_src) || USES(c, nw_dst) || USES(c, nw_proto)) &&
-        !is_ip(c) && !is_arp(c)) {
+        !is_ip(c) && !is_arp(c) &&
+        !(is_mpls(c) && !USES(c, nw_dst) && !USES(c, nw_proto))) {
         ofs = USES(c, nw_proto) ? SP_KEY_OFS(nw_proto)
               : USES(c, nw_src) ? first_used(c, SP_KEY_OFS(nw_src), 16)
                                 : first_used(c, SP_KEY_OFS(nw_dst), 16);
@@ -202,14 +211,9 @@ check_prerequisites(const struct context *c, unsigned *at, struct sp_err *err)
         return blame(c, ofs, at, err, "needs dl_type ip or ipv6, not 0x%04x",
                      c->dl_type);
     }
-    if (USES(c, mpls_lse) && c->dl_type != SP_ETH_TYPE_IPV6 && !is_mpls(c)) {
-        ofs = first_used(c, SP_KEY_OFS(mpls_lse), 4);
-        return blame(c, ofs, at, err, "needs dl_type %s, not 0x%04x",
-                     ntohl(c->m->mask.mpls_lse) & 0xfff00000
-                         ? "mpls (0x8847) or mplsm (0x8848)"
-                         : "ipv6 (0x86dd) or, for the MPLS fields, mpls "
-                           "(0x8847) or mplsm (0x8848)",
-                     c->dl_type);
+    if (USES(c, ipv6_label) && c->dl_type != SP_ETH_TYPE_IPV6) {
+        return blame(c, SP_KEY_OFS(ipv6_label), at, err,
+                     "needs dl_type ipv6 (0x86dd), not 0x%04x", c->dl_type);
     }
     if (!USES(c, tcp_flags) && !USES(c, tp_src) && !USES(c, tp_dst)) {
         return 0;
@@ -249,6 +253,7 @@ sp_match_check(const struct sp_match *m, unsigned *at, struct sp_err *err)
 {
     struct context c = {m, -1, -1};
     struct sp_flow_key valid;
+    struct sp_match no_tag;
 
     if (m->mask.dl_type == 0xffff) {
         c.dl_type = ntohs(m->key.dl_type);
@@ -264,9 +269,16 @@ sp_match_check(const struct sp_match *m, unsigned *at, struct sp_err *err)
                          i, m->key.bytes[i], m->mask.bytes[i]);
         }
     }
+    /* The inner VLAN tag needs nothing: the other fields' prerequisites
+     * are checked without its bits. */
+    no_tag = *m;
+    sp_key_set_vlan_tci1(&no_tag.key, 0);
+    sp_key_set_vlan_tci1(&no_tag.mask, 0);
+    c.m = &no_tag;
     if (check_prerequisites(&c, at, err)) {
         return -1;
     }
+    c.m = m;
     valid_bits(&c, &valid);
     for (unsigned i = 0; i < sizeof m->key; i++) {
         if (m->mask.bytes[i] & ~valid.bytes[i]) {

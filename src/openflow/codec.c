@@ -870,8 +870,13 @@ int
 sp_of_encode_match(struct sp_of_buf *b, const struct sp_match *m)
 {
     size_t start = b->len;
+    /* OpenFlow 1.3 has no field for the inner VLAN tag: without its bits,
+     * which share tcp_flags' and ipv6_label's (flow_key.h). */
+    struct sp_match outer = *m;
 
-    if (sp_of_put16(b, 1) || sp_of_put16(b, 0) || put_fields(b, m)) {
+    sp_key_set_vlan_tci1(&outer.key, 0);
+    sp_key_set_vlan_tci1(&outer.mask, 0);
+    if (sp_of_put16(b, 1) || sp_of_put16(b, 0) || put_fields(b, &outer)) {
         return -1;
     }
     sp_of_set16(b, start + 2, (uint16_t)(b->len - start));

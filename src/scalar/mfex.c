@@ -18,7 +18,7 @@
 #include "common/proto.h"
 #include "dispatch/isa.h"
 
-#define VLAN_TAGS_MAX 2 /* outer tag recorded, inner one parsed past */
+#define VLAN_TAGS_MAX 2 /* as OVS's FLOW_MAX_VLAN_HEADERS */
 
 /* Where the walk is: the packet, its key, and the end of the bytes the
  * current layer may use (the frame, then the IP total length). */
@@ -95,7 +95,8 @@ parse_l4(struct walk *w, uint32_t ofs, uint8_t proto)
         if (doff * 4 > avail) {
             return SP_MFEX_L4_TRUNCATED;
         }
-        w->key->tcp_flags = be16(sp_load_be16(l4 + 12) & 0x0fff);
+        /* ORed: the top bits are the inner VLAN tag's. */
+        w->key->tcp_flags |= be16(sp_load_be16(l4 + 12) & SP_TCP_FLAGS_BITS);
     }
     memcpy(&w->key->tp_src, l4, 2);
     memcpy(&w->key->tp_dst, l4 + 2, 2);
@@ -264,8 +265,9 @@ parse_ipv6(struct walk *w, uint32_t ofs)
     word = (uint32_t)ip[0] << 24 | (uint32_t)ip[1] << 16 |
            (uint32_t)ip[2] << 8 | ip[3];
     key->nw_tos = (uint8_t)(word >> 20);
-    memcpy((uint8_t *)&key->ipv6_label + 1, ip + 1, 3);
-    ((uint8_t *)&key->ipv6_label)[1] &= 0x0f;
+    /* Bytes 1-3, byte 1's high nibble the inner VLAN tag's. */
+    ((uint8_t *)&key->ipv6_label)[1] |= ip[1] & 0x0f;
+    memcpy((uint8_t *)&key->ipv6_label + 2, ip + 2, 2);
     key->nw_ttl = ip[7];
     next = ip[6];
     memcpy(key->nw_src, ip + 8, 16);
@@ -276,7 +278,7 @@ parse_ipv6(struct walk *w, uint32_t ofs)
         /* OVS keeps the addresses of a packet whose chain is cut short,
          * and nothing after them. */
         memset(&key->nw_proto, 0, 4);
-        key->ipv6_label = 0;
+        key->ipv6_label &= ~htonl(SP_IPV6_LABEL_BITS);
         return after_version(ip, 6, SP_MFEX_EXT_TRUNCATED);
     }
     key->nw_proto = next;
@@ -353,13 +355,22 @@ parse_frame(struct walk *w)
     type = sp_load_be16(w->p + 12);
     for (unsigned tags = 0; tags < VLAN_TAGS_MAX && is_vlan_type(type);
          tags++) {
+        uint16_t tci;
+
         /* A tag cut short is not parsed: its TPID is the type, as OVS. */
         if (pkt->len - ofs < SP_VLAN_HDR_LEN) {
             key->dl_type = be16(type);
             return SP_MFEX_L2_TRUNCATED;
         }
+        tci = sp_load_be16(w->p + ofs) | SP_VLAN_PRESENT;
         if (tags == 0) {
-            key->vlan_tci = be16(sp_load_be16(w->p + ofs) | SP_VLAN_PRESENT);
+            key->vlan_tci = be16(tci);
+        } else {
+            /* Where flow_key.h puts the inner tag; both fields are still
+             * zero. */
+            key->tcp_flags = be16(tci & SP_VLAN1_FLAGS_BITS);
+            key->ipv6_label =
+                htonl((uint32_t)(tci & SP_VLAN_VID) << SP_VLAN1_LABEL_SHIFT);
         }
         type = sp_load_be16(w->p + ofs + 2);
         ofs += SP_VLAN_HDR_LEN;
