@@ -43,7 +43,7 @@ is_vlan_type(uint16_t type)
     return type == SP_ETH_TYPE_VLAN || type == SP_ETH_TYPE_QINQ;
 }
 
-/* The L4 header OVS reads for 'proto' (as it, whatever the IP version):
+/* The L4 header OVS reads for 'proto', whatever the IP version, as OVS:
  * ports, or type and code. 'proto' is already in the key. */
 static uint16_t
 parse_l4(struct walk *w, uint32_t ofs, uint8_t proto)
@@ -159,9 +159,8 @@ parse_ipv4(struct walk *w, uint32_t ofs)
     const uint8_t *ip = w->p + ofs;
     struct sp_flow_key *key = w->key;
     uint32_t hlen, total;
-    uint16_t frag;
-
     uint16_t status = check_ipv4(ip, w->end - ofs, &hlen, &total);
+    uint16_t frag;
 
     if (status != SP_MFEX_OK) {
         return status;
@@ -300,6 +299,7 @@ parse_arp(struct walk *w, uint32_t ofs)
     if (w->end - ofs < SP_ARP_LEN) {
         return SP_MFEX_ARP_TRUNCATED;
     }
+    /* Ethernet hardware, IPv4 protocol, 6- and 4-byte addresses. */
     if (sp_load_be16(arp) != 1 || sp_load_be16(arp + 2) != SP_ETH_TYPE_IPV4 ||
         arp[4] != 6 || arp[5] != 4) {
         return SP_MFEX_ARP_UNSUPPORTED;
