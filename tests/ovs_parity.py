@@ -281,8 +281,8 @@ def generated():
             frames.append(frame)
             if len(frame) < 60:
                 frames.append(frame + b"\xee" * (60 - len(frame)))
-            # Every truncation, for the untagged and one-tag forms.
-            if i < 2:
+            # Every truncation, for the untagged, one-tag and QinQ forms.
+            if i < 3:
                 frames.extend(frame[:n] for n in range(len(frame)))
     return frames
 
