@@ -12,8 +12,9 @@
 
 #include "testlib.h"
 
-/* Bytes of the largest packet accepted (a pcap snapshot length). */
-#define SP_MFEXCHECK_LEN_MAX 65536
+/* Bytes of the largest packet accepted: libpcap's largest snapshot length,
+ * as simdpath parse-pcap takes. */
+#define SP_MFEXCHECK_LEN_MAX 262144
 
 void sp_mfexcheck_init(void);
 /* Queues one packet; a full batch is checked at once. */

@@ -46,20 +46,23 @@ test_exact(void **state)
     (void)state;
     struct sp_flow_key k = ipv4_tcp_key();
 
+    /* A tagged packet's key has the inner tag, none here (as OVS). */
     assert_format(&k, NULL,
                   "tcp,in_port=3,dl_src=66:77:88:99:aa:bb,"
-                  "dl_dst=00:11:22:33:44:55,vlan_tci=0xb064,nw_src=10.0.0.1,"
-                  "nw_dst=192.168.1.2,nw_tos=184,nw_ecn=1,nw_ttl=64,"
-                  "ip_frag=no,tp_src=1234,tp_dst=80,tcp_flags=0x012");
+                  "dl_dst=00:11:22:33:44:55,vlan_tci=0xb064,vlan_tci1=0x0000,"
+                  "nw_src=10.0.0.1,nw_dst=192.168.1.2,nw_tos=184,nw_ecn=1,"
+                  "nw_ttl=64,ip_frag=no,tp_src=1234,tp_dst=80,"
+                  "tcp_flags=0x012");
     /* A later fragment has no L4 fields. */
     k.nw_frag = SP_FRAG_ANY | SP_FRAG_LATER;
     k.tp_src = k.tp_dst = k.tcp_flags = 0;
     k.nw_proto = 17;
+    sp_key_set_vlan_tci1(&k, 0x1005);
     assert_format(&k, NULL,
                   "udp,in_port=3,dl_src=66:77:88:99:aa:bb,"
-                  "dl_dst=00:11:22:33:44:55,vlan_tci=0xb064,nw_src=10.0.0.1,"
-                  "nw_dst=192.168.1.2,nw_tos=184,nw_ecn=1,nw_ttl=64,"
-                  "ip_frag=later");
+                  "dl_dst=00:11:22:33:44:55,vlan_tci=0xb064,vlan_tci1=0x1005,"
+                  "nw_src=10.0.0.1,nw_dst=192.168.1.2,nw_tos=184,nw_ecn=1,"
+                  "nw_ttl=64,ip_frag=later");
 }
 
 static void

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "simdpath/flow_format.h"
 #include "simdpath/flow_parse.h"
 #include "testlib.h"
 
@@ -183,6 +184,70 @@ test_prerequisites(void **state)
     assert_error("ipv6, icmp_type=8", 7, "tp_src: needs an exact nw_proto");
 }
 
+/* Each text parses and prints back the same. */
+static void
+assert_read_back(const char *const *texts, size_t n)
+{
+    struct sp_flow_spec spec;
+    char text[256];
+
+    for (size_t i = 0; i < n; i++) {
+        parse_ok(texts[i], &spec);
+        sp_flow_format(&spec.match.key, &spec.match.mask, text, sizeof text);
+        assert_string_equal(text, texts[i]);
+    }
+}
+
+/* The fields of MPLS (the top label stack entry) and RARP, and their
+ * text read back: OVS's names and order. */
+static void
+test_mpls_rarp(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "mpls,mpls_label=5,mpls_tc=3,mpls_ttl=7,mpls_bos=1",
+        "mplsm,mpls_ttl=64",
+        "rarp,arp_op=3,arp_spa=10.0.0.1,arp_tha=00:00:00:00:00:01",
+    };
+    struct sp_flow_spec spec;
+
+    parse_ok(texts[0], &spec);
+    assert_int_equal(spec.match.key.mpls_lse,
+                     htonl(5 << 12 | 3 << 9 | 1 << 8 | 7));
+    assert_int_equal(spec.match.mask.mpls_lse, UINT32_MAX);
+    assert_read_back(texts, sizeof texts / sizeof *texts);
+    assert_error("mpls,mpls_label=0x100000", 6, "from 0 to 1048575");
+    assert_error("mpls,mpls_tc=8", 6, "from 0 to 7");
+    assert_error("mpls_label=5", 1, "mpls_label: needs dl_type mpls (0x8847)");
+    assert_error("ip,mpls_ttl=5", 4, "mpls_ttl: needs dl_type mpls");
+    assert_error("ipv6,mpls_label=5", 6, "mpls_label: needs dl_type mpls");
+    assert_error("rarp,nw_ttl=3", 6, "nw_ttl: needs dl_type ip or ipv6");
+}
+
+/* The inner VLAN tag shares tcp_flags and ipv6_label with them, and
+ * neither field sees it. */
+static void
+test_vlan_tci1(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "vlan_tci=0x1064,vlan_tci1=0x2fff",
+        "vlan_tci1=0x1000/0x1000",
+        "tcp6,vlan_tci1=0xf005,ipv6_label=0xfffff,tcp_flags=0xfff",
+    };
+    struct sp_flow_spec spec;
+
+    parse_ok("dl_vlan1=2001,dl_vlan_pcp1=5", &spec);
+    assert_int_equal(sp_key_vlan_tci1(&spec.match.key), 0xb7d1);
+    assert_int_equal(sp_key_vlan_tci1(&spec.match.mask), 0xffff);
+    parse_ok("dl_vlan1=0xffff", &spec);
+    assert_int_equal(sp_key_vlan_tci1(&spec.match.mask), 0xffff);
+    assert_int_equal(sp_key_vlan_tci1(&spec.match.key), 0);
+    assert_read_back(texts, sizeof texts / sizeof *texts);
+    assert_error("dl_vlan1=4096", 1, "invalid VLAN id 4096");
+    assert_error("vlan_tci1=0x1000,dl_vlan1=5", 18, "contradicts");
+}
+
 int
 main(void)
 {
@@ -191,6 +256,8 @@ main(void)
         cmocka_unit_test(test_fields),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_prerequisites),
+        cmocka_unit_test(test_mpls_rarp),
+        cmocka_unit_test(test_vlan_tci1),
     };
 
     return cmocka_run_group_tests_name("flow_parse", tests, NULL, NULL);

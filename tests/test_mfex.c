@@ -12,6 +12,8 @@
 
 #include "generic/mfex_profile.h" /* the SIMD parsers' shared tables */
 #include "mfexcheck.h"
+#include "simdpath/flow_format.h"
+#include "simdpath/flow_parse.h"
 #include "simdpath/mfex.h"
 #include "simdpath/pktgen.h"
 
@@ -73,6 +75,25 @@ assert_meta(const struct sp_packet *pkt, uint16_t status, uint16_t l3_ofs,
     "4500 0024 1234 0000 40 11 0000 0a000001 c0a80102" \
     " 04d2 0035 0010 0000 deadbeefcafef00d"
 
+#define IPV6_ADDRS \
+    " 00000000000000000000000000000001 00000000000000000000000000000002"
+
+/* The key as parse-pcap prints it reads back as a rule matching it. */
+static void
+assert_reads_back(const struct sp_flow_key *key)
+{
+    char text[1024];
+    struct sp_flow_spec spec;
+    struct sp_err err;
+
+    sp_flow_format(key, NULL, text, sizeof text);
+    if (sp_flow_parse_match(text, &spec, &err) ||
+        sp_match_validate(&spec.match, &err)) {
+        fail_msg("'%s' does not read back: %s", text, err.msg);
+    }
+    assert_true(sp_match_covers(&spec.match, key));
+}
+
 static void
 test_known_ipv4_udp(void **state)
 {
@@ -117,7 +138,20 @@ test_known_qinq(void **state)
 
     assert_meta(&pkt, SP_MFEX_OK, 22, 42);
     assert_bytes(&key.dl_type, "0800 1005"); /* the outer tag */
+    assert_int_equal(sp_key_vlan_tci1(&key), 0x1007);
     assert_bytes(&key.tp_src, "04d2 0035");
+    /* The inner tag beside the TCP flags and IPv6 label it shares bits
+     * with: PCP 7, VID 0xabc. */
+    key = parse_hex(ETH_UNTAGGED "8100 0005 8100 eabc 86dd"
+                                 " 6abc def1 0014 06 40" IPV6_ADDRS
+                                 " 0050 c000 00000001 00000000 5fff ffff"
+                                 " 0000 0000",
+                    &pkt);
+    assert_int_equal(pkt.status, SP_MFEX_OK);
+    assert_int_equal(sp_key_vlan_tci1(&key), 0xfabc);
+    assert_bytes(&key.tcp_flags, "ffff");
+    assert_bytes(&key.ipv6_label, "abccdef1");
+    assert_reads_back(&key);
 }
 
 static void
@@ -239,6 +273,129 @@ test_known_errors(void **state)
         }
         assert_int_equal(key.in_port, 7);
     }
+}
+
+/* OVS's meaning (lib/flow.c), where it differs from taking every field
+ * a header has: tests/ovs_parity.py checks the same against ovs-ofctl. */
+static void
+test_known_ovs(void **state)
+{
+    (void)state;
+    struct sp_packet pkt;
+    struct sp_flow_key key;
+
+    /* 802.3 with LLC but no SNAP: OpenFlow's "not an Ethernet type". */
+    key = parse_hex(ETH_UNTAGGED "0026 424203 0000000000", &pkt);
+    assert_bytes(&key.dl_type, "05ff");
+    assert_reads_back(&key);
+    /* SNAP: its type, and the IPv4 packet after it. */
+    key = parse_hex(ETH_UNTAGGED "0028 aaaa03 000000 0800" IPV4_UDP_HDR, &pkt);
+    assert_meta(&pkt, SP_MFEX_OK, 22, 42);
+    assert_bytes(&key.dl_type, "0800");
+    assert_bytes(&key.tp_src, "04d2 0035");
+    /* A VLAN tag cut short: its TPID is the type. */
+    key = parse_hex(ETH_UNTAGGED "8100 00", &pkt);
+    assert_int_equal(pkt.status, SP_MFEX_L2_TRUNCATED);
+    assert_bytes(&key.dl_type, "8100 0000");
+    /* MPLS: the top label stack entry, whole. */
+    key = parse_hex(ETH_UNTAGGED "8847 00064a40 00001140", &pkt);
+    assert_int_equal(pkt.status, SP_MFEX_L2_MPLS);
+    assert_bytes(&key.mpls_lse, "00064a40");
+    assert_reads_back(&key);
+    /* RARP as ARP. */
+    key = parse_hex(ETH_UNTAGGED "8035 0001 0800 06 04 0003 a0a1a2a3a4a5"
+                                 " 0a000001 b0b1b2b3b4b5 0a000002",
+                    &pkt);
+    assert_bytes(&key.nw_proto, "03");
+    assert_bytes(key.nw_src, "0a000001 a0a1a2a3a4a5");
+    assert_reads_back(&key);
+    /* IPv4 total length past the frame: no L3 field at all. */
+    key = parse_hex(ETH_UNTAGGED "0800 4500 0100 0000 0000 4011 0000"
+                                 " 0a000001 0a000002",
+                    &pkt);
+    assert_int_equal(pkt.status, SP_MFEX_L3_TRUNCATED);
+    assert_false(sp_any_set(key.bytes + 20, 44));
+    /* IGMP type and code as tp_src, tp_dst. */
+    key = parse_hex(ETH_UNTAGGED "0800 4500 001c 0000 0000 0102 0000"
+                                 " 0a000001 e0000016 1600 0000 e0010203",
+                    &pkt);
+    assert_bytes(&key.tp_src, "0016 0000");
+    assert_reads_back(&key);
+    /* ICMP shorter than 8 bytes: no type and code. */
+    key = parse_hex(ETH_UNTAGGED "0800 4500 0018 0000 0000 4001 0000"
+                                 " 0a000001 0a000002 0800 0000",
+                    &pkt);
+    assert_int_equal(pkt.status, SP_MFEX_L4_TRUNCATED);
+    assert_bytes(&key.tp_src, "0000 0000");
+    /* TCP with a data offset past the payload: no ports, no flags. */
+    key = parse_hex(ETH_UNTAGGED "0800 4500 0028 0000 0000 4006 0000"
+                                 " 0a000001 0a000002 0050 0050 00000000"
+                                 " 00000000 6002 0000 0000 0000",
+                    &pkt);
+    assert_int_equal(pkt.status, SP_MFEX_L4_TRUNCATED);
+    assert_bytes(&key.tcp_flags, "0000");
+    assert_bytes(&key.tp_src, "0000 0000");
+    /* IPv6: AH skipped (length in 4-byte words), OSPF after it. */
+    key = parse_hex(ETH_UNTAGGED "86dd 6000 0000 0018 33 40" IPV6_ADDRS
+                                 " 5904 0000 00000000 00000000 00000000"
+                                 " 00000000 00000000",
+                    &pkt);
+    assert_int_equal(pkt.status, SP_MFEX_OK);
+    assert_int_equal(key.nw_proto, 89);
+    /* ICMP over IPv6: type and code as OVS has them, which read back. */
+    key = parse_hex(ETH_UNTAGGED "86dd 6000 0000 0008 01 40" IPV6_ADDRS
+                                 " 0800 0000 00070001",
+                    &pkt);
+    assert_bytes(&key.tp_src, "0008 0000");
+    assert_reads_back(&key);
+    /* A later fragment has protocol "fragment"; an atomic fragment
+     * (offset 0, no MF) is no fragment. */
+    static const char *const frag_words[2][3] = {
+        {"0320", "2c 00 40 03", "0000 0000"},
+        {"0000", "11 00 40 00", "0035 04d2"},
+    };
+    for (unsigned i = 0; i < 2; i++) {
+        char hex[256];
+
+        snprintf(hex, sizeof hex,
+                 "%s86dd 6000 0000 0010 2c 40 %032x%032x"
+                 " 1100 %s 00000001 0035 04d2 0008 0000",
+                 ETH_UNTAGGED, 0, 0, frag_words[i][0]);
+        key = parse_hex(hex, &pkt);
+        assert_bytes(&key.nw_proto, frag_words[i][1]);
+        assert_bytes(&key.tp_src, frag_words[i][2]);
+    }
+    /* An extension header cut short: the addresses stay, nothing else. */
+    key = parse_hex(
+        ETH_UNTAGGED "86dd 6abc def1 0004 00 40" IPV6_ADDRS " 11000000", &pkt);
+    assert_int_equal(pkt.status, SP_MFEX_EXT_TRUNCATED);
+    assert_bytes(&key.nw_proto, "00 00 00 00");
+    assert_bytes(key.nw_dst, "00000000000000000000000000000002");
+    assert_bytes(&key.ipv6_label, "00000000");
+}
+
+/* Frames up to libpcap's largest snapshot length, more than 64 KiB past
+ * their IP packet: every variant as scalar. */
+static void
+test_huge_frame(void **state)
+{
+    (void)state;
+    static uint8_t frame[SP_MFEXCHECK_LEN_MAX];
+
+    sp_mfexcheck_init();
+    for (unsigned tagged = 0; tagged < 2; tagged++) {
+        uint32_t n =
+            from_hex(tagged ? ETH_UNTAGGED "8100 0005 0800" IPV4_UDP_HDR
+                            : ETH_UNTAGGED "0800" IPV4_UDP_HDR,
+                     frame);
+
+        memset(frame + n, 0xee, sizeof frame - n);
+        sp_mfexcheck_add(frame, sizeof frame);
+        sp_mfexcheck_add(frame, n + UINT16_MAX);
+        sp_mfexcheck_add(frame, n + UINT16_MAX + 1);
+        sp_mfexcheck_flush();
+    }
+    sp_mfexcheck_fini();
 }
 
 /* Offsets of the fields mutations aim at, found by the scalar parser. */
@@ -487,6 +644,8 @@ main(void)
         cmocka_unit_test(test_known_ipv6_chain),
         cmocka_unit_test(test_known_arp),
         cmocka_unit_test(test_known_errors),
+        cmocka_unit_test(test_known_ovs),
+        cmocka_unit_test(test_huge_frame),
         cmocka_unit_test(test_profiles_match_scalar),
         cmocka_unit_test(test_profile_layout),
         cmocka_unit_test(test_generated),

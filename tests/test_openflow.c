@@ -291,6 +291,9 @@ static const char *const match_texts[] = {
     "tcp6,tp_dst=443",
     "udp6,ip_dscp=10,tp_src=5000",
     "in_port=1,dl_vlan=10,tcp,nw_src=1.2.3.4,tp_dst=22",
+    "mpls,mpls_label=5,mpls_tc=3,mpls_ttl=7,mpls_bos=1",
+    "mplsm,mpls_label=1048575",
+    "rarp,arp_op=3,arp_spa=10.0.0.1,arp_sha=00:11:22:33:44:55",
 };
 
 static void
@@ -315,6 +318,26 @@ test_match_round_trip(void **state)
         }
         sp_of_buf_free(&b);
     }
+}
+
+/* The inner VLAN tag has no OXM field: a match with it goes without it,
+ * and the TCP flags and IPv6 label whose bits it shares stay whole. */
+static void
+test_match_inner_tag(void **state)
+{
+    (void)state;
+    struct sp_match with =
+        match_of("tcp6,dl_vlan1=5,ipv6_label=0x12345,tcp_flags=0x012");
+    struct sp_match without = match_of("tcp6,ipv6_label=0x12345,"
+                                       "tcp_flags=0x012");
+    struct sp_of_buf a = {0}, b = {0};
+
+    assert_int_equal(sp_of_encode_match(&a, &with), 0);
+    assert_int_equal(sp_of_encode_match(&b, &without), 0);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.data, b.data, a.len);
+    sp_of_buf_free(&a);
+    sp_of_buf_free(&b);
 }
 
 /* The channel hands rules to the datapath as text (sp_flow_format, then
@@ -1735,6 +1758,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_match_round_trip),
+        cmocka_unit_test(test_match_inner_tag),
         cmocka_unit_test(test_match_text_round_trip),
         cmocka_unit_test(test_match_errors),
         cmocka_unit_test(test_match_vlan_none),

@@ -3,17 +3,14 @@
  * Miniflow extract: the parse status it leaves in sp_packet.status, and the
  * limits of the parser. The kernel itself is declared in kernels.h.
  *
- * A status says where parsing stopped and why. Whatever it says, the key
- * holds every field parsed before that point and zero everywhere else.
+ * A status names the first anomaly the parser met. Whatever it says, the
+ * key holds what OVS's flow extraction takes from the same bytes (fields of
+ * a header OVS does not trust stay zero), so rules match as in OVS.
  */
 #ifndef SP_MFEX_H
 #define SP_MFEX_H
 
 #include <stdint.h>
-
-/* At most this many IPv6 extension headers are walked; a longer chain
- * stops with SP_MFEX_EXT_TOO_LONG. */
-#define SP_MFEX_IPV6_EXT_MAX 8
 
 /* X(id, name, meaning), in the order the parser meets them. */
 #define SP_MFEX_STATUSES(X)                                                  \
@@ -25,12 +22,11 @@
     X(ARP_UNSUPPORTED, "arp_unsupported", "ARP that is not Ethernet/IPv4")   \
     X(L3_TRUNCATED, "l3_truncated",                                          \
       "IP header cut short, or total/payload length past the frame")         \
-    X(L3_BAD_VERSION, "l3_bad_version", "IP version does not match type")    \
+    X(L3_BAD_VERSION, "l3_bad_version",                                      \
+      "IP version does not match type (parsed on, as OVS)")                  \
     X(L3_BAD_HLEN, "l3_bad_hlen", "IPv4 header length (IHL) below 5")        \
     X(L3_BAD_LEN, "l3_bad_len", "IPv4 total length shorter than its header") \
     X(EXT_TRUNCATED, "ext_truncated", "IPv6 extension header cut short")     \
-    X(EXT_TOO_LONG, "ext_too_long",                                          \
-      "more IPv6 extension headers than SP_MFEX_IPV6_EXT_MAX")               \
     X(L4_TRUNCATED, "l4_truncated",                                          \
       "L4 header, or TCP options, past the end of the IP payload")           \
     X(L4_BAD_HLEN, "l4_bad_hlen", "TCP data offset below 5")

@@ -14,12 +14,28 @@
 
 #define SP_ETH_TYPE_IPV4    0x0800
 #define SP_ETH_TYPE_ARP     0x0806
+#define SP_ETH_TYPE_RARP    0x8035
 #define SP_ETH_TYPE_VLAN    0x8100
 #define SP_ETH_TYPE_QINQ    0x88a8
 #define SP_ETH_TYPE_IPV6    0x86dd
 #define SP_ETH_TYPE_MPLS    0x8847
 #define SP_ETH_TYPE_MPLS_MC 0x8848
 #define SP_ETH_TYPE_LLDP    0x88cc /* one no rule shorthand names */
+/* Below this the type field is an 802.3 length (IEEE 802.3 3.2.6). */
+#define SP_ETH_TYPE_MIN 0x0600
+/* OpenFlow's dl_type for an 802.3 frame without a SNAP Ethernet type
+ * (OFP_DL_TYPE_NOT_ETH_TYPE). */
+#define SP_ETH_TYPE_NONE 0x05ff
+
+/* 802.2 LLC with a SNAP header of the Ethernet organisation (RFC 1042):
+ * AA AA 03, OUI 00 00 00, then an Ethernet type. */
+#define SP_LLC_SNAP_LEN 8
+
+/* MPLS (RFC 3032): label stack entries of 4 bytes, bottom of stack bit */
+#define SP_MPLS_LSE_LEN     4
+#define SP_MPLS_LABEL_SHIFT 12
+#define SP_MPLS_TC_SHIFT    9
+#define SP_MPLS_BOS_SHIFT   8
 
 /* ARP for IPv4 over Ethernet (RFC 826) */
 #define SP_ARP_LEN 28
@@ -42,11 +58,13 @@
 /* IP protocol numbers (IANA) */
 #define SP_IPPROTO_HOPOPTS  0
 #define SP_IPPROTO_ICMP     1
+#define SP_IPPROTO_IGMP     2
 #define SP_IPPROTO_TCP      6
 #define SP_IPPROTO_UDP      17
 #define SP_IPPROTO_ROUTING  43
 #define SP_IPPROTO_FRAGMENT 44
 #define SP_IPPROTO_ICMPV6   58
+#define SP_IPPROTO_AH       51
 #define SP_IPPROTO_DSTOPTS  60
 #define SP_IPPROTO_SCTP     132
 
@@ -55,5 +73,8 @@
 #define SP_UDP_HDR_LEN  8
 #define SP_SCTP_HDR_LEN 12
 #define SP_ICMP_HDR_LEN 4
+/* What OVS requires before it takes ICMP, ICMPv6 and IGMP type and code:
+ * the 4 bytes above and the 4 that follow them. */
+#define SP_ICMP_MIN_LEN 8
 
 #endif /* SP_PROTO_H */

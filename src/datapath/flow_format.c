@@ -141,19 +141,51 @@ put_frag(struct out *o, uint8_t v, uint8_t m)
     }
 }
 
-/* The exact mask of a key: the fields its type and protocol give it. */
+/* Whether an exact key's L4 fields are ICMP type and code: OVS names them
+ * so for ICMP over IPv4 and ICMPv6 over IPv6 only. */
+static bool
+is_icmp(const struct sp_flow_key *k)
+{
+    uint16_t type = get16(&k->dl_type);
+
+    return (k->nw_proto == SP_IPPROTO_ICMP && type == SP_ETH_TYPE_IPV4) ||
+           (k->nw_proto == SP_IPPROTO_ICMPV6 && type == SP_ETH_TYPE_IPV6);
+}
+
+static bool
+is_arp_type(uint16_t type)
+{
+    return type == SP_ETH_TYPE_ARP || type == SP_ETH_TYPE_RARP;
+}
+
+static bool
+is_mpls_type(uint16_t type)
+{
+    return type == SP_ETH_TYPE_MPLS || type == SP_ETH_TYPE_MPLS_MC;
+}
+
+/* The exact mask of a key: the fields its type and protocol give it, as
+ * OVS's flow_wildcards_init_for_packet. */
 static void
 exact_mask(const struct sp_flow_key *key, struct sp_flow_key *mask)
 {
     uint16_t type = get16(&key->dl_type);
-    bool l4 = !(key->nw_frag & SP_FRAG_LATER);
 
     memset(mask, 0, sizeof *mask);
     memset(mask->bytes, 0xff, SP_KEY_OFS(in_port) + 2);
-    if (type == SP_ETH_TYPE_ARP) {
+    /* The inner tag's mask with the outer tag, as OVS's: "no inner tag"
+     * is part of a tagged packet's flow. */
+    if (key->vlan_tci) {
+        sp_key_set_vlan_tci1(mask, 0xffff);
+    }
+    if (is_arp_type(type)) {
         mask->nw_proto = 0xff;
         memset(mask->nw_src, 0xff, SP_ARP_HA_OFS + SP_ETH_ADDR_LEN);
         memset(mask->nw_dst, 0xff, SP_ARP_HA_OFS + SP_ETH_ADDR_LEN);
+        return;
+    }
+    if (is_mpls_type(type)) {
+        mask->mpls_lse = UINT32_MAX;
         return;
     }
     if (type != SP_ETH_TYPE_IPV4 && type != SP_ETH_TYPE_IPV6) {
@@ -165,29 +197,26 @@ exact_mask(const struct sp_flow_key *key, struct sp_flow_key *mask)
         memset(mask->nw_dst, 0xff, 4);
     } else {
         memset(mask->nw_src, 0xff, 32);
-        mask->ipv6_label = htonl(0xfffff);
+        mask->ipv6_label |= htonl(SP_IPV6_LABEL_BITS);
+    }
+    if (key->nw_frag & SP_FRAG_LATER) {
+        return;
     }
     switch (key->nw_proto) {
-    case 6:
-        mask->tcp_flags = htons(0x0fff);
+    case SP_IPPROTO_TCP:
+        mask->tcp_flags |= htons(SP_TCP_FLAGS_BITS);
         /* fall through */
-    case 17:
-    case 132:
-        if (l4) {
-            mask->tp_src = mask->tp_dst = 0xffff;
-        }
+    case SP_IPPROTO_UDP:
+    case SP_IPPROTO_SCTP:
+    case SP_IPPROTO_IGMP:
+        mask->tp_src = mask->tp_dst = 0xffff;
         break;
-    case 1:
-    case 58:
-        if (l4 && (key->nw_proto == 1) == (type == SP_ETH_TYPE_IPV4)) {
-            mask->tp_src = mask->tp_dst = htons(0xff);
-        }
+    case SP_IPPROTO_ICMP:
+    case SP_IPPROTO_ICMPV6:
+        mask->tp_src = mask->tp_dst = is_icmp(key) ? htons(0xff) : 0xffff;
         break;
     default:
         break;
-    }
-    if (!l4) {
-        mask->tcp_flags = 0;
     }
 }
 
@@ -210,8 +239,17 @@ shorthand(const struct sp_flow_key *k, const struct sp_flow_key *m,
     if (m->dl_type != 0xffff) {
         return NULL;
     }
-    if (type == SP_ETH_TYPE_ARP) {
+    switch (type) {
+    case SP_ETH_TYPE_ARP:
         return "arp";
+    case SP_ETH_TYPE_RARP:
+        return "rarp";
+    case SP_ETH_TYPE_MPLS:
+        return "mpls";
+    case SP_ETH_TYPE_MPLS_MC:
+        return "mplsm";
+    default:
+        break;
     }
     if (type != SP_ETH_TYPE_IPV4 && !v6) {
         return NULL;
@@ -241,11 +279,13 @@ put_l3(struct out *o, const struct sp_flow_key *k, const struct sp_flow_key *m,
         if (sp_any_set(m->nw_dst, 16)) {
             put_ipv6(o, "ipv6_dst", k->nw_dst, m->nw_dst);
         }
-        if (m->ipv6_label) {
-            put_num(o, "ipv6_label", "0x%05x", ntohl(k->ipv6_label),
-                    ntohl(m->ipv6_label), 0xfffff);
+        if (m->ipv6_label & htonl(SP_IPV6_LABEL_BITS)) {
+            put_num(o, "ipv6_label", "0x%05x",
+                    ntohl(k->ipv6_label) & SP_IPV6_LABEL_BITS,
+                    ntohl(m->ipv6_label) & SP_IPV6_LABEL_BITS,
+                    SP_IPV6_LABEL_BITS);
         }
-    } else if (type != SP_ETH_TYPE_ARP) {
+    } else {
         if (sp_any_set(m->nw_src, 4)) {
             put_ipv4(o, "nw_src", k->nw_src, m->nw_src);
         }
@@ -253,7 +293,7 @@ put_l3(struct out *o, const struct sp_flow_key *k, const struct sp_flow_key *m,
             put_ipv4(o, "nw_dst", k->nw_dst, m->nw_dst);
         }
     }
-    if (m->nw_proto && !has_proto && type != SP_ETH_TYPE_ARP) {
+    if (m->nw_proto && !has_proto) {
         put_num(o, "nw_proto", "%u", k->nw_proto, m->nw_proto, 0xff);
     }
     if (m->nw_tos & 0xfc) {
@@ -271,7 +311,7 @@ put_l3(struct out *o, const struct sp_flow_key *k, const struct sp_flow_key *m,
 static void
 put_l4(struct out *o, const struct sp_flow_key *k, const struct sp_flow_key *m)
 {
-    bool icmp = k->nw_proto == 1 || k->nw_proto == 58;
+    bool icmp = is_icmp(k);
 
     if (m->tp_src) {
         put_num(o, icmp ? "icmp_type" : "tp_src", "%u", get16(&k->tp_src),
@@ -281,9 +321,10 @@ put_l4(struct out *o, const struct sp_flow_key *k, const struct sp_flow_key *m)
         put_num(o, icmp ? "icmp_code" : "tp_dst", "%u", get16(&k->tp_dst),
                 get16(&m->tp_dst), icmp ? 0xff : 0xffff);
     }
-    if (m->tcp_flags) {
-        put_num(o, "tcp_flags", "0x%03x", get16(&k->tcp_flags),
-                get16(&m->tcp_flags), 0x0fff);
+    if (m->tcp_flags & htons(SP_TCP_FLAGS_BITS)) {
+        put_num(o, "tcp_flags", "0x%03x",
+                get16(&k->tcp_flags) & SP_TCP_FLAGS_BITS,
+                get16(&m->tcp_flags) & SP_TCP_FLAGS_BITS, SP_TCP_FLAGS_BITS);
     }
 }
 
@@ -308,6 +349,46 @@ put_arp(struct out *o, const struct sp_flow_key *k,
     }
     if (sp_any_set(m->nw_dst + SP_ARP_HA_OFS, SP_ETH_ADDR_LEN)) {
         put_mac(o, "arp_tha", tha, m->nw_dst + SP_ARP_HA_OFS);
+    }
+}
+
+/* A VLAN TCI with its mask, when it has one. */
+static void
+put_tci(struct out *o, const char *name, uint16_t v, uint16_t m)
+{
+    if (m) {
+        field(o, name);
+        put(o, "0x%04x", v);
+        if (m != 0xffff) {
+            put(o, "/0x%04x", m);
+        }
+    }
+}
+
+/* The top label stack entry's fields, as OVS names them. */
+static void
+put_mpls(struct out *o, const struct sp_flow_key *k,
+         const struct sp_flow_key *m)
+{
+    static const struct {
+        const char *name;
+        unsigned shift, bits;
+    } parts[] = {
+        {"mpls_label", SP_MPLS_LABEL_SHIFT, 20},
+        {"mpls_tc", SP_MPLS_TC_SHIFT, 3},
+        {"mpls_ttl", 0, 8},
+        {"mpls_bos", SP_MPLS_BOS_SHIFT, 1},
+    };
+    uint32_t v = ntohl(k->mpls_lse), mask = ntohl(m->mpls_lse);
+
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        unsigned full = (1u << parts[i].bits) - 1;
+        unsigned pm = mask >> parts[i].shift & full;
+
+        if (pm) {
+            put_num(o, parts[i].name, "%u", v >> parts[i].shift & full, pm,
+                    full);
+        }
     }
 }
 
@@ -345,15 +426,12 @@ sp_flow_format(const struct sp_flow_key *key, const struct sp_flow_key *mask,
         put_num(&o, "dl_type", "0x%04x", get16(&key->dl_type),
                 get16(&m->dl_type), 0xffff);
     }
-    if (m->vlan_tci) {
-        field(&o, "vlan_tci");
-        put(&o, "0x%04x", get16(&key->vlan_tci));
-        if (m->vlan_tci != 0xffff) {
-            put(&o, "/0x%04x", get16(&m->vlan_tci));
-        }
-    }
-    if (get16(&key->dl_type) == SP_ETH_TYPE_ARP) {
+    put_tci(&o, "vlan_tci", get16(&key->vlan_tci), get16(&m->vlan_tci));
+    put_tci(&o, "vlan_tci1", sp_key_vlan_tci1(key), sp_key_vlan_tci1(m));
+    if (is_arp_type(get16(&key->dl_type))) {
         put_arp(&o, key, m);
+    } else if (is_mpls_type(get16(&key->dl_type))) {
+        put_mpls(&o, key, m);
     } else {
         put_l3(&o, key, m, has_proto);
         put_l4(&o, key, m);

@@ -20,6 +20,10 @@ struct parser {
     /* The column of the first field that set each key byte, which a
      * refused match (sp_match_check) is blamed on. */
     unsigned columns[sizeof(struct sp_flow_key)];
+    /* The first MPLS field, whose bits alone do not say they are MPLS's
+     * (they lie where nw_src's do): its name and column. */
+    const char *mpls_name;
+    unsigned mpls_column;
 };
 
 static int
@@ -136,6 +140,22 @@ parse_int(struct parser *p, const struct field *f, char *value)
     return put_uint(p, f->ofs, f->len, v, m);
 }
 
+/* A field of the MPLS label stack entry: bits is where it lies there. */
+static int
+parse_mpls(struct parser *p, const struct field *f, char *value)
+{
+    uint32_t v;
+
+    if (parse_number(p, value, f->max, &v)) {
+        return -1;
+    }
+    if (!p->mpls_name) {
+        p->mpls_name = f->name;
+        p->mpls_column = p->column;
+    }
+    return put_uint(p, f->ofs, 4, v << __builtin_ctz(f->bits), f->bits);
+}
+
 /* in_port is the one host-order field. */
 static int
 parse_in_port(struct parser *p, const struct field *f, char *value)
@@ -211,6 +231,40 @@ parse_ip(struct parser *p, const struct field *f, char *value)
 }
 
 /* dl_vlan: a VLAN id, or 0xffff for "no tag". */
+/* A TCI and its mask: the outer tag's at f->ofs, or the inner tag's, which
+ * lies in two places (flow_key.h). */
+static int
+put_tci(struct parser *p, const struct field *f, uint16_t tci, uint16_t mask)
+{
+    struct sp_flow_key k, m;
+
+    if (f->ofs == SP_KEY_OFS(vlan_tci)) {
+        return put_uint(p, f->ofs, 2, tci, mask);
+    }
+    memset(&k, 0, sizeof k);
+    memset(&m, 0, sizeof m);
+    sp_key_set_vlan_tci1(&k, tci);
+    sp_key_set_vlan_tci1(&m, mask);
+    return put(p, SP_KEY_OFS(tcp_flags), k.bytes + SP_KEY_OFS(tcp_flags),
+               m.bytes + SP_KEY_OFS(tcp_flags), 2) ||
+           put(p, SP_KEY_OFS(ipv6_label), k.bytes + SP_KEY_OFS(ipv6_label),
+               m.bytes + SP_KEY_OFS(ipv6_label), 4);
+}
+
+/* vlan_tci1 (vlan_tci is a plain integer at its place). */
+static int
+parse_tci(struct parser *p, const struct field *f, char *value)
+{
+    char *mask_text = split_mask(value);
+    uint32_t v, m = UINT16_MAX;
+
+    if (parse_number(p, value, UINT16_MAX, &v) ||
+        (mask_text && parse_number(p, mask_text, UINT16_MAX, &m))) {
+        return -1;
+    }
+    return put_tci(p, f, (uint16_t)v, (uint16_t)m);
+}
+
 static int
 parse_dl_vlan(struct parser *p, const struct field *f, char *value)
 {
@@ -220,7 +274,7 @@ parse_dl_vlan(struct parser *p, const struct field *f, char *value)
         return -1;
     }
     if (vid == UINT16_MAX) {
-        return put_uint(p, f->ofs, 2, 0, UINT16_MAX);
+        return put_tci(p, f, 0, UINT16_MAX);
     }
     if (vid > SP_VLAN_VID) {
         return fail(p,
@@ -228,8 +282,8 @@ parse_dl_vlan(struct parser *p, const struct field *f, char *value)
                     "for untagged",
                     vid);
     }
-    return put_uint(p, f->ofs, 2, SP_VLAN_PRESENT | vid,
-                    SP_VLAN_PRESENT | SP_VLAN_VID);
+    return put_tci(p, f, (uint16_t)(SP_VLAN_PRESENT | vid),
+                   SP_VLAN_PRESENT | SP_VLAN_VID);
 }
 
 static int
@@ -240,8 +294,8 @@ parse_dl_vlan_pcp(struct parser *p, const struct field *f, char *value)
     if (parse_number(p, value, 7, &pcp)) {
         return -1;
     }
-    return put_uint(p, f->ofs, 2, SP_VLAN_PRESENT | pcp << 13,
-                    SP_VLAN_PRESENT | SP_VLAN_PCP);
+    return put_tci(p, f, (uint16_t)(SP_VLAN_PRESENT | pcp << 13),
+                   SP_VLAN_PRESENT | SP_VLAN_PCP);
 }
 
 /* nw_tos and nw_ecn share the ToS byte: f->bits is each one's part. */
@@ -352,6 +406,10 @@ static const struct field fields[] = {
     {"dl_vlan", parse_dl_vlan, SP_KEY_OFS(vlan_tci), 2, 0, 0},
     {"dl_vlan_pcp", parse_dl_vlan_pcp, SP_KEY_OFS(vlan_tci), 2, 0, 0},
     {"vlan_tci", parse_int, SP_KEY_OFS(vlan_tci), 2, 0xffff, 0xffff},
+    /* The inner tag: put_tci() knows it by its offset. */
+    {"dl_vlan1", parse_dl_vlan, SP_KEY_OFS(ipv6_label), 2, 0, 0},
+    {"dl_vlan_pcp1", parse_dl_vlan_pcp, SP_KEY_OFS(ipv6_label), 2, 0, 0},
+    {"vlan_tci1", parse_tci, SP_KEY_OFS(ipv6_label), 2, 0, 0},
     {"nw_src", parse_ip, SRC, V4, 0, 0},
     {"nw_dst", parse_ip, DST, V4, 0, 0},
     {"ipv6_src", parse_ip, SRC, V6, 0, 0},
@@ -375,6 +433,10 @@ static const struct field fields[] = {
     {"arp_tpa", parse_ip, DST, V4, 0, 0},
     {"arp_sha", parse_mac, SRC + AHA, MAC, 0, 0},
     {"arp_tha", parse_mac, DST + AHA, MAC, 0, 0},
+    {"mpls_label", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 0xfffff, 0xfffff000},
+    {"mpls_tc", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 7, 0xe00},
+    {"mpls_bos", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 1, 0x100},
+    {"mpls_ttl", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 0xff, 0xff},
 };
 
 static const struct {
@@ -385,6 +447,9 @@ static const struct {
     {"ip", SP_ETH_TYPE_IPV4, 0},
     {"ipv6", SP_ETH_TYPE_IPV6, 0},
     {"arp", SP_ETH_TYPE_ARP, 0},
+    {"rarp", SP_ETH_TYPE_RARP, 0},
+    {"mpls", SP_ETH_TYPE_MPLS, 0},
+    {"mplsm", SP_ETH_TYPE_MPLS_MC, 0},
     {"tcp", SP_ETH_TYPE_IPV4, SP_IPPROTO_TCP},
     {"udp", SP_ETH_TYPE_IPV4, SP_IPPROTO_UDP},
     {"sctp", SP_ETH_TYPE_IPV4, SP_IPPROTO_SCTP},
@@ -466,8 +531,9 @@ parse_field(struct parser *p, const char *name, char *value)
     return fail(p,
                 "unknown field '%s'; expected priority, a match field "
                 "(in_port, dl_src, nw_dst, tp_dst, ... see "
-                "docs/flow-syntax.md), a shorthand (ip, ipv6, arp, tcp, "
-                "udp, sctp, icmp, tcp6, udp6, sctp6, icmp6) or actions=",
+                "docs/flow-syntax.md), a shorthand (ip, ipv6, arp, rarp, "
+                "mpls, mplsm, tcp, udp, sctp, icmp, tcp6, udp6, sctp6, "
+                "icmp6) or actions=",
                 name);
 }
 
@@ -480,10 +546,19 @@ is_separator(char c)
 /* Checks the whole match, as the classifier will (prerequisites: tp_dst
  * needs a protocol...), and blames the field it names. */
 static int
-check_match(const struct parser *p)
+check_match(struct parser *p)
 {
+    const struct sp_match *m = &p->spec->match;
+    uint16_t type = ntohs(m->key.dl_type);
     unsigned at;
 
+    if (p->mpls_name &&
+        (m->mask.dl_type != 0xffff ||
+         (type != SP_ETH_TYPE_MPLS && type != SP_ETH_TYPE_MPLS_MC))) {
+        p->column = p->mpls_column;
+        return fail(p, "%s: needs dl_type mpls (0x8847) or mplsm (0x8848)",
+                    p->mpls_name);
+    }
     if (sp_match_check(&p->spec->match, &at, p->err)) {
         if (p->err) {
             p->err->column = p->columns[at];

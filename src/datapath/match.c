@@ -2,7 +2,8 @@
 /*
  * Rule validation: what a match may contain before the classifier accepts
  * it. Fields are named as docs/flow-syntax.md names them, which depends on
- * the dl_type (nw_src is ipv6_src for IPv6, arp_spa/arp_sha for ARP).
+ * the dl_type (nw_src is ipv6_src for IPv6, arp_spa/arp_sha for ARP and
+ * RARP, its first word the MPLS fields for MPLS).
  */
 #include <arpa/inet.h>
 #include <stdarg.h>
@@ -25,6 +26,29 @@ static bool
 is_ip(const struct context *c)
 {
     return c->dl_type == SP_ETH_TYPE_IPV4 || c->dl_type == SP_ETH_TYPE_IPV6;
+}
+
+/* ARP or RARP, whose fields are the same. */
+static bool
+is_arp(const struct context *c)
+{
+    return c->dl_type == SP_ETH_TYPE_ARP || c->dl_type == SP_ETH_TYPE_RARP;
+}
+
+static bool
+is_mpls(const struct context *c)
+{
+    return c->dl_type == SP_ETH_TYPE_MPLS || c->dl_type == SP_ETH_TYPE_MPLS_MC;
+}
+
+/* The MPLS field a mask of the label stack entry starts with. */
+static const char *
+mpls_name(uint32_t mask)
+{
+    return mask & 0xfffff000 ? "mpls_label"
+           : mask & 0xe00    ? "mpls_tc"
+           : mask & 0x100    ? "mpls_bos"
+                             : "mpls_ttl";
 }
 
 static bool
@@ -54,7 +78,7 @@ field_name(const struct context *c, unsigned ofs)
     if (ofs >= SP_KEY_OFS(nw_src) && ofs < SP_KEY_OFS(ipv6_label)) {
         unsigned at = (ofs - SP_KEY_OFS(nw_src)) % 16;
 
-        if (c->dl_type == SP_ETH_TYPE_ARP) {
+        if (is_arp(c)) {
             return at < SP_ARP_HA_OFS ? (dst ? "arp_tpa" : "arp_spa")
                                       : (dst ? "arp_tha" : "arp_sha");
         }
@@ -62,8 +86,22 @@ field_name(const struct context *c, unsigned ofs)
             return dst ? "ipv6_dst" : "ipv6_src";
         }
     }
-    if (ofs == SP_KEY_OFS(nw_proto) && c->dl_type == SP_ETH_TYPE_ARP) {
+    if (ofs == SP_KEY_OFS(nw_proto) && is_arp(c)) {
         return "arp_op";
+    }
+    if (ofs >= SP_KEY_OFS(mpls_lse) && ofs < SP_KEY_OFS(mpls_lse) + 4 &&
+        is_mpls(c)) {
+        return mpls_name(ntohl(c->m->mask.mpls_lse));
+    }
+    /* The fields the inner VLAN tag shares: its when the mask has none of
+     * the other field's bits. */
+    if ((ofs == SP_KEY_OFS(tcp_flags) || ofs == SP_KEY_OFS(tcp_flags) + 1) &&
+        !(c->m->mask.tcp_flags & htons(SP_TCP_FLAGS_BITS))) {
+        return "vlan_tci1";
+    }
+    if (ofs >= SP_KEY_OFS(ipv6_label) && ofs < SP_KEY_OFS(tp_src) &&
+        !(c->m->mask.ipv6_label & htonl(SP_IPV6_LABEL_BITS))) {
+        return "vlan_tci1";
     }
     if (ofs >= SP_KEY_OFS(tp_src) && is_icmp(c)) {
         return ofs >= SP_KEY_OFS(tp_dst) ? "icmp_code" : "icmp_type";
@@ -101,13 +139,14 @@ static void
 valid_bits(const struct context *c, struct sp_flow_key *valid)
 {
     memset(valid, 0xff, sizeof *valid);
-    valid->tcp_flags = htons(0x0fff);
-    valid->ipv6_label = htonl(0x000fffff);
     valid->nw_frag = SP_FRAG_ANY | SP_FRAG_LATER;
     if (c->dl_type == SP_ETH_TYPE_IPV4) {
         memset(valid->nw_src + 4, 0, 12);
         memset(valid->nw_dst + 4, 0, 12);
-    } else if (c->dl_type == SP_ETH_TYPE_ARP) {
+    } else if (is_mpls(c)) {
+        memset(valid->nw_src + 4, 0, 12);
+        memset(valid->nw_dst, 0, 16);
+    } else if (is_arp(c)) {
         memset(valid->nw_src + SP_ARP_HA_OFS + SP_ETH_ADDR_LEN, 0, 6);
         memset(valid->nw_dst + SP_ARP_HA_OFS + SP_ETH_ADDR_LEN, 0, 6);
     }
@@ -148,18 +187,19 @@ check_prerequisites(const struct context *c, unsigned *at, struct sp_err *err)
         for (ofs = l3[i].ofs; ofs < l3[i].ofs + l3[i].len; ofs++) {
             if (c->m->mask.bytes[ofs] && c->dl_type < 0) {
                 return blame(c, ofs, at, err,
-                             "needs an exact dl_type (ip, ipv6 or arp "
-                             "with mask 0xffff)");
+                             "needs an exact dl_type (ip, ipv6, arp, "
+                             "rarp, mpls or mplsm with mask 0xffff)");
             }
         }
     }
     if ((USES(c, nw_src) || USES(c, nw_dst) || USES(c, nw_proto)) &&
-        !is_ip(c) && c->dl_type != SP_ETH_TYPE_ARP) {
+        !is_ip(c) && !is_arp(c) &&
+        !(is_mpls(c) && !USES(c, nw_dst) && !USES(c, nw_proto))) {
         ofs = USES(c, nw_proto) ? SP_KEY_OFS(nw_proto)
               : USES(c, nw_src) ? first_used(c, SP_KEY_OFS(nw_src), 16)
                                 : first_used(c, SP_KEY_OFS(nw_dst), 16);
         return blame(c, ofs, at, err,
-                     "needs dl_type ip, ipv6 or arp, not "
+                     "needs dl_type ip, ipv6, arp or rarp, not "
                      "0x%04x",
                      c->dl_type);
     }
@@ -194,11 +234,15 @@ check_prerequisites(const struct context *c, unsigned *at, struct sp_err *err)
         return blame(c, ofs, at, err, "needs nw_proto tcp (6), not %d",
                      c->proto);
     }
+    /* The protocols whose ports or type and code the parser keeps, over
+     * either IP version (as OVS extracts them), so that every printed key
+     * reads back. */
     if (c->proto != SP_IPPROTO_TCP && c->proto != SP_IPPROTO_UDP &&
-        c->proto != SP_IPPROTO_SCTP && !is_icmp(c)) {
+        c->proto != SP_IPPROTO_SCTP && c->proto != SP_IPPROTO_ICMP &&
+        c->proto != SP_IPPROTO_ICMPV6 && c->proto != SP_IPPROTO_IGMP) {
         return blame(c, ofs, at, err,
-                     "needs nw_proto tcp, udp, sctp, icmp (ip) or icmp6 "
-                     "(ipv6), not %d",
+                     "needs nw_proto tcp, udp, sctp, icmp, icmp6 or igmp "
+                     "(2), not %d",
                      c->proto);
     }
     return 0;
@@ -209,6 +253,7 @@ sp_match_check(const struct sp_match *m, unsigned *at, struct sp_err *err)
 {
     struct context c = {m, -1, -1};
     struct sp_flow_key valid;
+    struct sp_match no_tag;
 
     if (m->mask.dl_type == 0xffff) {
         c.dl_type = ntohs(m->key.dl_type);
@@ -224,9 +269,16 @@ sp_match_check(const struct sp_match *m, unsigned *at, struct sp_err *err)
                          i, m->key.bytes[i], m->mask.bytes[i]);
         }
     }
+    /* The inner VLAN tag needs nothing: the other fields' prerequisites
+     * are checked without its bits. */
+    no_tag = *m;
+    sp_key_set_vlan_tci1(&no_tag.key, 0);
+    sp_key_set_vlan_tci1(&no_tag.mask, 0);
+    c.m = &no_tag;
     if (check_prerequisites(&c, at, err)) {
         return -1;
     }
+    c.m = m;
     valid_bits(&c, &valid);
     for (unsigned i = 0; i < sizeof m->key; i++) {
         if (m->mask.bytes[i] & ~valid.bytes[i]) {

@@ -153,8 +153,8 @@ sp_of_fail(struct sp_of_error *err, uint16_t type, uint16_t code,
 #define OXM_CLASS_NXM1  0x0001
 #define OXM_CLASS_BASIC 0x8000
 
-/* OpenFlow basic fields, and the three Nicira ones OVS uses for key
- * fields OpenFlow 1.3 lacks (nw_ttl, ip_frag, tcp_flags) and for a VLAN
+/* OpenFlow basic fields, and the Nicira ones OVS uses for key fields
+ * OpenFlow 1.3 lacks (nw_ttl, ip_frag, tcp_flags, mpls_ttl) and for a VLAN
  * TCI with a PCP mask OpenFlow cannot express. */
 enum oxm_id {
     OXM_IN_PORT,
@@ -186,10 +186,14 @@ enum oxm_id {
     OXM_IPV6_FLABEL,
     OXM_ICMPV6_TYPE,
     OXM_ICMPV6_CODE,
+    OXM_MPLS_LABEL,
+    OXM_MPLS_TC,
+    OXM_MPLS_BOS,
     OXM_NX_VLAN_TCI,
     OXM_NX_IP_FRAG,
     OXM_NX_IP_TTL,
     OXM_NX_TCP_FLAGS,
+    OXM_NX_MPLS_TTL,
     OXM_COUNT
 };
 
@@ -232,10 +236,14 @@ static const struct oxm_def oxm_defs[OXM_COUNT] = {
     [OXM_IPV6_FLABEL] = {OXM_CLASS_BASIC, 28, 4, true, "ipv6_flabel"},
     [OXM_ICMPV6_TYPE] = {OXM_CLASS_BASIC, 29, 1, false, "icmpv6_type"},
     [OXM_ICMPV6_CODE] = {OXM_CLASS_BASIC, 30, 1, false, "icmpv6_code"},
+    [OXM_MPLS_LABEL] = {OXM_CLASS_BASIC, 34, 4, false, "mpls_label"},
+    [OXM_MPLS_TC] = {OXM_CLASS_BASIC, 35, 1, false, "mpls_tc"},
+    [OXM_MPLS_BOS] = {OXM_CLASS_BASIC, 36, 1, false, "mpls_bos"},
     [OXM_NX_VLAN_TCI] = {OXM_CLASS_NXM0, 4, 2, true, "vlan_tci"},
     [OXM_NX_IP_FRAG] = {OXM_CLASS_NXM1, 26, 1, true, "ip_frag"},
     [OXM_NX_IP_TTL] = {OXM_CLASS_NXM1, 29, 1, false, "nw_ttl"},
     [OXM_NX_TCP_FLAGS] = {OXM_CLASS_NXM1, 34, 2, true, "tcp_flags"},
+    [OXM_NX_MPLS_TTL] = {OXM_CLASS_NXM1, 30, 1, false, "mpls_ttl"},
 };
 
 static int
@@ -298,6 +306,21 @@ is_ip_any(const struct sp_match *m)
            exact_eth_type(m, SP_ETH_TYPE_IPV6);
 }
 
+/* ARP or RARP, whose fields OVS takes alike. */
+static bool
+is_arp_any(const struct sp_match *m)
+{
+    return exact_eth_type(m, SP_ETH_TYPE_ARP) ||
+           exact_eth_type(m, SP_ETH_TYPE_RARP);
+}
+
+static bool
+is_mpls_any(const struct sp_match *m)
+{
+    return exact_eth_type(m, SP_ETH_TYPE_MPLS) ||
+           exact_eth_type(m, SP_ETH_TYPE_MPLS_MC);
+}
+
 static bool
 exact_proto(const struct sp_match *m, uint8_t proto)
 {
@@ -347,7 +370,12 @@ prereq_ok(int id, const struct sp_match *m)
     case OXM_ARP_TPA:
     case OXM_ARP_SHA:
     case OXM_ARP_THA:
-        return exact_eth_type(m, SP_ETH_TYPE_ARP);
+        return is_arp_any(m);
+    case OXM_MPLS_LABEL:
+    case OXM_MPLS_TC:
+    case OXM_MPLS_BOS:
+    case OXM_NX_MPLS_TTL:
+        return is_mpls_any(m);
     case OXM_IPV6_SRC:
     case OXM_IPV6_DST:
     case OXM_IPV6_FLABEL:
@@ -452,9 +480,34 @@ value_limit(int id)
         return 3;
     case OXM_NX_TCP_FLAGS:
         return 0xfff;
+    case OXM_MPLS_LABEL:
+        return 0xfffff;
+    case OXM_MPLS_TC:
+        return 7;
+    case OXM_MPLS_BOS:
+        return 1;
     default:
         return UINT32_MAX;
     }
+}
+
+/* Where an MPLS field lies in the label stack entry (RFC 3032). */
+static unsigned
+mpls_shift(int id)
+{
+    return id == OXM_MPLS_LABEL ? SP_MPLS_LABEL_SHIFT
+           : id == OXM_MPLS_TC  ? SP_MPLS_TC_SHIFT
+           : id == OXM_MPLS_BOS ? SP_MPLS_BOS_SHIFT
+                                : 0;
+}
+
+/* A field's bits, from its largest value or its whole bytes. */
+static uint32_t
+value_limit_bits(int id)
+{
+    uint32_t limit = value_limit(id);
+
+    return limit == UINT32_MAX ? (1u << 8 * oxm_defs[id].len) - 1 : limit;
 }
 
 static uint32_t
@@ -531,6 +584,16 @@ add_field(struct sp_match *m, int id, const uint8_t *value,
         m->key.nw_proto = (uint8_t)v;
         m->mask.nw_proto = 0xff;
         return 0;
+    case OXM_MPLS_LABEL:
+    case OXM_MPLS_TC:
+    case OXM_MPLS_BOS:
+    case OXM_NX_MPLS_TTL: {
+        unsigned shift = mpls_shift(id);
+
+        m->key.mpls_lse |= htonl(v << shift);
+        m->mask.mpls_lse |= htonl(value_limit_bits(id) << shift);
+        return 0;
+    }
     default:
         break;
     }
@@ -748,7 +811,24 @@ put_fields(struct sp_of_buf *b, const struct sp_match *m)
         put_key(b, m, OXM_ETH_TYPE, SP_KEY_OFS(dl_type)) || put_vlan(b, m)) {
         return -1;
     }
-    if (exact_eth_type(m, SP_ETH_TYPE_ARP)) {
+    if (is_mpls_any(m)) {
+        static const int ids[] = {OXM_MPLS_LABEL, OXM_MPLS_TC, OXM_MPLS_BOS,
+                                  OXM_NX_MPLS_TTL};
+        uint32_t lse = ntohl(m->key.mpls_lse);
+        uint32_t mask = ntohl(m->mask.mpls_lse);
+
+        for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+            unsigned shift = mpls_shift(ids[i]);
+            uint32_t bits = value_limit_bits(ids[i]);
+
+            if (mask >> shift & bits &&
+                put_oxm_n(b, ids[i], lse >> shift & bits)) {
+                return -1;
+            }
+        }
+        return 0;
+    }
+    if (is_arp_any(m)) {
         return (m->mask.nw_proto &&
                 put_oxm_n(b, OXM_ARP_OP, m->key.nw_proto)) ||
                put_key(b, m, OXM_ARP_SPA, SP_KEY_OFS(nw_src)) ||
@@ -790,8 +870,13 @@ int
 sp_of_encode_match(struct sp_of_buf *b, const struct sp_match *m)
 {
     size_t start = b->len;
+    /* OpenFlow 1.3 has no field for the inner VLAN tag: without its bits,
+     * which share tcp_flags' and ipv6_label's (flow_key.h). */
+    struct sp_match outer = *m;
 
-    if (sp_of_put16(b, 1) || sp_of_put16(b, 0) || put_fields(b, m)) {
+    sp_key_set_vlan_tci1(&outer.key, 0);
+    sp_key_set_vlan_tci1(&outer.mask, 0);
+    if (sp_of_put16(b, 1) || sp_of_put16(b, 0) || put_fields(b, &outer)) {
         return -1;
     }
     sp_of_set16(b, start + 2, (uint16_t)(b->len - start));

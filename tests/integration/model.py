@@ -76,6 +76,8 @@ class Packet:
             etype = struct.unpack("!H", f[pos:pos + 2])[0]
             if etype in (ETH_VLAN, ETH_QINQ):
                 return False  # QinQ is not modelled
+        if etype < 0x600:
+            return False  # 802.3 and LLC/SNAP are not modelled
         self.l3 = pos + 2
         self.f.update(dl_src=bytes(f[6:12]), dl_dst=bytes(f[0:6]),
                       dl_type=etype)
@@ -124,7 +126,7 @@ class Packet:
 
     def parse_l4(self, proto, end):
         f, l4 = self.frame, self.l4
-        need = {6: 20, 17: 8, 1: 4, 58: 4}.get(proto, 0)
+        need = {6: 20, 17: 8, 1: 8, 58: 8}.get(proto, 0)  # ICMP: as OVS
         if end - l4 < need:
             return False
         if proto in (6, 17):

@@ -71,6 +71,12 @@ RULES = [
      "actions=set_field:32->ipv6_tclass,output:1",
      "tcp6,ipv6_label=0x10000/0xf0000,tp_dst=443 "
      "actions=set_field:8->ip_dscp,set_field:0->nw_ecn,output:1"),
+    ("mpls,mpls_label=1000,mpls_tc=5,mpls_bos=1,mpls_ttl=64,actions=output:1",
+     "mpls,mpls_label=1000,mpls_tc=5,mpls_ttl=64,mpls_bos=1 "
+     "actions=output:1"),
+    ("mplsm,mpls_label=7,actions=drop", "mplsm,mpls_label=7 actions=drop"),
+    ("rarp,arp_op=3,arp_sha=00:11:22:33:44:55,actions=output:2",
+     "rarp,arp_op=3,arp_sha=00:11:22:33:44:55 actions=output:2"),
     ("priority=0,actions=drop", "priority=0 actions=drop"),
     ("priority=0,actions=controller", "priority=0 actions=CONTROLLER:65535"),
     ("in_port=1,actions=controller:128,output:2",
