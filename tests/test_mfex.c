@@ -561,7 +561,11 @@ test_profiles_match_scalar(void **state)
 /* What the SIMD parsers rely on in the tables: every byte a permute reads
  * lies below SP_MFEX_LEN; AVX2's windows hold it and end within
  * SP_MFEX_LEN; AVX-512 finds all but IPv6's TCP flags in the first 64
- * bytes, and the traffic class's two bytes in key bytes 16 and 23. */
+ * bytes, and the traffic class's two bytes in key bytes 16 and 23; NEON
+ * probes bytes 12-27 only, applies keep only to key lane 1 of TCP and IPv6
+ * shapes and lane 3 of IPv6 ones (elsewhere it is 0 exactly where the
+ * permute reads nothing, 0xff where it does) and set only to byte 14 of
+ * VLAN shapes. */
 static void
 test_profile_layout(void **state)
 {
@@ -575,12 +579,27 @@ test_profile_layout(void **state)
             assert_true(SP_MFEX_WIN_A(s, q) + 16 <= SP_MFEX_LEN(s));
             assert_true(SP_MFEX_WIN_B(s, q) + 16 <= SP_MFEX_LEN(s));
         }
+        for (unsigned j = 0; j < SP_MFEX_PROBE_LEN; j++) {
+            if (j < 12 || j >= 28) {
+                assert_int_equal(prof->probe_mask[j], 0);
+            }
+        }
         for (unsigned j = 0; j < 64; j++) {
             unsigned x = prof->perm[j], q = j / 16;
             bool in_a = x - SP_MFEX_WIN_A(s, q) < 16;
             bool in_b = x - SP_MFEX_WIN_B(s, q) < 16;
             bool flags =
                 j == SP_KEY_OFS(tcp_flags) || j == SP_KEY_OFS(tcp_flags) + 1;
+            bool keeps =
+                (q == 1 && (s & (SP_MFEX_SHAPE_TCP | SP_MFEX_SHAPE_IPV6))) ||
+                (q == 3 && (s & SP_MFEX_SHAPE_IPV6));
+
+            if (!keeps) {
+                assert_int_equal(prof->keep[j],
+                                 x == SP_MFEX_PERM_ZERO ? 0 : 0xff);
+            }
+            assert_int_equal(prof->set[j],
+                             j == 14 && (s & SP_MFEX_SHAPE_VLAN) ? 0x10 : 0);
 
             if (x == SP_MFEX_PERM_ZERO) {
                 assert_int_equal(prof->avx2_ctrl[0][j], 0x80);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The bit-scan loop of the batch_copy kernel: the scalar specification
- * (src/scalar/batch_copy.c) is this loop, and the SIMD variants run it for
- * sparse selections, where a bit scan beats a pass over every vector group.
+ * (src/scalar/batch_copy.c) is this loop, and the x86 SIMD variants run it
+ * for sparse selections, where a bit scan beats a pass over every vector
+ * group (Arm's is src/neon/copy.h).
  * Caller in the datapath: output() in src/datapath/actions_execute.c,
  * through SP_KERNEL(batch_copy), appends a group of packets to a port's
  * transmit batch (sp_actions_execute, from process_burst).

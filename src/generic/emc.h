@@ -7,7 +7,8 @@
  * signature and key compares; the calls are to constants of
  * always-inlined functions, so they are inlined too.
  *
- * Instantiated by src/avx2/emc.c, src/avx512/emc.c and src/neon/emc.c.
+ * Instantiated by src/avx2/emc.c and src/avx512/emc.c (Arm's loop is
+ * src/neon/emc.h).
  * Caller in the datapath: sp_emc_cls_lookup (src/datapath/emc.c), through
  * SP_KERNEL(emc), for every burst process_burst (src/datapath/datapath.c)
  * receives; the EMC's misses then go to the classifier.

@@ -73,6 +73,21 @@ sp_ipv4_apply_l4(uint8_t *csum, int udp, uint32_t delta)
     }
 }
 
+/* Sets the masked bits of the byte at 'ofs' ('dec' subtracts 1 first) and
+ * updates the header checksum for its word: the specification's step for
+ * the TOS or the TTL (src/scalar/ipv4_rewrite.c). */
+static inline void
+sp_ipv4_set_byte(uint8_t *ip, unsigned ofs, uint8_t dec, uint8_t value,
+                 uint8_t mask)
+{
+    unsigned word = ofs & ~1u;
+    uint16_t old = sp_load16(ip + word);
+
+    ip[ofs] = (uint8_t)(((ip[ofs] - dec) & ~mask) | (value & mask));
+    sp_csum_update_at(ip + SP_IPV4_CSUM_OFS,
+                      sp_csum_delta16(old, sp_load16(ip + word)));
+}
+
 /*
  * The set laid out as the first 20 header bytes, for the SIMD variants.
  * Their checksum sums use that, for a touched word, ~old + new equals

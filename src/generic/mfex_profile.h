@@ -134,10 +134,11 @@ sp_mfex_profile_guess(const uint8_t *p)
  * [SP_MFEX_LEN - l3 offset, len - l3 offset]: one unsigned compare of
  * 'spare', the L4 bytes past the L4 header. The TCP data offset must lie
  * within [5, TCP bytes / 4], that is 4 * doff - 20 <= spare, one more.
- * Both are made 4 times larger, in 64 bits so nothing overflows, which
- * takes the data offset's nibble as it lies in its byte (16 * doff): one
- * instruction less per packet. The caller has checked len >=
- * SP_MFEX_LEN(shape), so every byte read here exists. */
+ * For TCP both are made 4 times larger, which takes the data offset's
+ * nibble as it lies in its byte (16 * doff): one instruction less per
+ * packet, in 64 bits so nothing overflows; UDP, with no data offset,
+ * compares them as they are, in 32 bits, three less. The caller has
+ * checked len >= SP_MFEX_LEN(shape), so every byte read here exists. */
 static inline bool
 sp_mfex_profile_lengths_ok(unsigned shape, const uint8_t *p, uint32_t len)
 {
@@ -149,15 +150,18 @@ sp_mfex_profile_lengths_ok(unsigned shape, const uint8_t *p, uint32_t len)
                             : sp_load_be16(p + l3 + 2);
     uint64_t spare4 = 4 * ip_bytes - 4 * (min_len - l3);
 
+    if (!(shape & SP_MFEX_SHAPE_TCP)) {
+        /* In 32 bits: an ip_bytes below the least wraps to more than any
+         * len - min_len. */
+        return (uint32_t)ip_bytes - (uint32_t)(min_len - l3) <=
+               len - (uint32_t)min_len;
+    }
     if (spare4 > 4 * (uint64_t)len - 4 * min_len) {
         return false;
     }
-    if (shape & SP_MFEX_SHAPE_TCP) {
-        uint64_t doff16 = p[SP_MFEX_L4_OFS(shape) + 12] & 0xf0;
+    uint64_t doff16 = p[SP_MFEX_L4_OFS(shape) + 12] & 0xf0;
 
-        return doff16 - 80 <= spare4;
-    }
-    return true;
+    return doff16 - 80 <= spare4;
 }
 
 /* The IPv6 traffic class, which straddles the first two bytes of the

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* NEON helpers of the EMC and subtable lookups: the EMC's signature compare
- * results as a bit mask, and a 64-byte key compare. */
+/* NEON helper of the EMC and subtable lookups: a 64-byte key compare. */
 #ifndef SP_NEON_COMPARE_H
 #define SP_NEON_COMPARE_H
 
@@ -8,21 +7,6 @@
 #include <stdbool.h>
 
 #include "simdpath/flow_key.h"
-
-/* Bit l set when 32-bit lane l of the 8 signatures at sigs equals want:
- * both compares narrowed into one vector of 16-bit lanes, weighed and
- * summed once. */
-static inline uint32_t
-sp_neon_sig_match(const uint32_t *sigs, uint32_t want)
-{
-    static const uint16_t weights[8] = {1, 2, 4, 8, 16, 32, 64, 128};
-    uint32x4_t w = vdupq_n_u32(want);
-    uint16x8_t eq =
-        vuzp1q_u16(vreinterpretq_u16_u32(vceqq_u32(vld1q_u32(sigs), w)),
-                   vreinterpretq_u16_u32(vceqq_u32(vld1q_u32(sigs + 4), w)));
-
-    return vaddvq_u16(vandq_u16(eq, vld1q_u16(weights)));
-}
 
 /* Whether two keys are equal in all 64 bytes: each in one 64-byte load,
  * the differences ORed into one test. */

@@ -9,18 +9,6 @@
 #include "dispatch/isa.h"
 #include "generic/ipv4_rewrite.h"
 
-/* Sets the masked bits of the byte at 'ofs'; 'dec' subtracts 1 first. */
-static void
-set_byte(uint8_t *ip, unsigned ofs, uint8_t dec, uint8_t value, uint8_t mask)
-{
-    unsigned word = ofs & ~1u;
-    uint16_t old = sp_load16(ip + word);
-
-    ip[ofs] = (uint8_t)(((ip[ofs] - dec) & ~mask) | (value & mask));
-    sp_csum_update_at(ip + SP_IPV4_CSUM_OFS,
-                      sp_csum_delta16(old, sp_load16(ip + word)));
-}
-
 static void
 set_addr(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen, unsigned ofs,
          uint32_t value, uint32_t mask)
@@ -52,11 +40,11 @@ sp_scalar_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
             continue;
         }
         if (set->tos_mask) {
-            set_byte(ip, 1, 0, set->tos, set->tos_mask);
+            sp_ipv4_set_byte(ip, 1, 0, set->tos, set->tos_mask);
         }
         if (set->ttl_mask || set->dec_ttl) {
-            set_byte(ip, SP_IPV4_TTL_OFS, set->dec_ttl, set->ttl,
-                     set->ttl_mask);
+            sp_ipv4_set_byte(ip, SP_IPV4_TTL_OFS, set->dec_ttl, set->ttl,
+                             set->ttl_mask);
         }
         if (set->src_mask) {
             set_addr(pkts[i], ip, hlen, SP_IPV4_SRC_OFS, set->src,

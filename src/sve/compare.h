@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * SVE helpers of the EMC and subtable lookups: a run of 32-bit signatures
- * compared in one vector under a whilelt predicate that covers exactly
- * them, the matches summed into a bit mask (lane l weighs 1 << l), and
- * the 64-byte key compare in one vector (512 bits and more) or two (256).
+ * (a subtable bucket's) compared in one vector under a whilelt predicate
+ * that covers exactly them, the matches summed into a bit mask (lane l
+ * weighs 1 << l), and the 64-byte key compare in one vector (512 bits and
+ * more) or two (256).
  * The kernels test the vector length once per call and instantiate their
  * loop with the compares that fit it; at 128 bits they take NEON's, which
  * need fewer instructions than a loop over short vectors
