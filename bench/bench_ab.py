@@ -2,10 +2,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Two simdpath builds, A and B, forwarding the same traffic in turns on
 one CPU: both run at once, pinned to the same PMD CPU, and all but the
-one measured are stopped (SIGSTOP), so many short alternating rounds cost
-no start-up and a slow spell of the machine hits both. Each round clears
-the counters, waits, and reads the busy cycles per packet and, with
---pmd-perf, each stage's. Prints the medians of A and B and B/A.
+one measured are stopped (SIGSTOP), so many short alternating rounds
+cost no start-up and a slow spell of the machine hits both. Each round
+reads the busy cycles per packet and, with --pmd-perf, each stage's,
+from the counters' growth over the round. A loaded machine deschedules
+the PMD thread mid-burst, and the TSC counts that time as busy: 'on-cpu'
+scales the busy cycles and the stages by the share of the round the
+thread ran (schedstat). Prints the medians of A and B and B/A and, with
+--floor, of dpdk-testpmd on the same ports and CPU in the same turns
+(its busy cycles per packet, --record-core-cycles).
 
 Traffic: net_pcap replays (infinite_rx) a capture of FLOWS distinct
 64-byte UDP packets into port 1; port 2 is net_null. Rules: one wildcard
@@ -15,16 +20,18 @@ rule a's actions.
 
 Usage: bench_ab.py A B [--flows N] [--rule a|b|c] [--exact]
                    [--emc-entries N] [--rounds R] [--seconds S]
-                   [--cpu C] [--pmd-perf]
+                   [--cpu C] [--main-cpu C] [--pmd-perf] [--floor]
 """
 import argparse
 import os
+import queue
 import re
 import signal
 import statistics
 import struct
 import subprocess
 import tempfile
+import threading
 import time
 
 from bench_e2e import csum
@@ -73,13 +80,32 @@ def write_rules(path, n, rule, exact):
                        sport, dport))
 
 
+def run_share(ran0, wall0, ran1, wall1):
+    """The share of the wall time a thread ran, or None when its run
+    time did not move (schedstat updates at scheduler events: a thread
+    nobody preempted may show none)."""
+    return min(1.0, (ran1 - ran0) / (wall1 - wall0)) if ran1 > ran0 else None
+
+
+def scaled(value, share):
+    return value * share if share is not None else None
+
+
+def median(values):
+    """The median of the values that are not None, or None."""
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
 class Run:
     def __init__(self, name, exe, work, pcap, rules, args):
         self.name = name
         self.env = dict(os.environ,
                         SIMDPATH_CTL=os.path.join(work, name + ".sock"))
         self.exe = exe
-        mem = str(max(512, 256 + os.path.getsize(pcap) * 12 // 2**20))
+        # A buffer of about 2.3 KB per packet of the capture and per
+        # descriptor and burst (run sizes its pool so).
+        mem = str(max(512, 256 + (args.flows + 16384) * 2400 // 2**20))
         cmd = [exe, "run", "--port",
                "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "--port",
                "net_null0,no-rx=1", "--flows", rules, "--pmd-cpus",
@@ -108,34 +134,135 @@ class Run:
     def signal(self, sig):
         self.proc.send_signal(sig)
 
+    def on_cpu(self):
+        """Nanoseconds the PMD thread has run (schedstat), and now."""
+        if not hasattr(self, "pmd_task"):
+            task = "/proc/%d/task" % self.proc.pid
+            for tid in os.listdir(task):
+                with open("%s/%s/comm" % (task, tid)) as f:
+                    if f.read().startswith("rte-worker"):
+                        self.pmd_task = "%s/%s/schedstat" % (task, tid)
+        with open(self.pmd_task) as f:
+            return int(f.read().split()[0]), time.monotonic_ns()
+
+    def snapshot(self, perf):
+        """The PMD's packets, busy cycles, EMC hits and, profiled, each
+        stage's cycles so far (counters-show, pmd-perf-show)."""
+        out = self.ctl("counters-show")
+        m = re.search(r"^pmd 0: packets (\d+) .*emc hits (\d+).*; "
+                      r"([\d.]+) cycles/packet", out, re.M)
+        packets = int(m.group(1))
+        got = {"packets": packets, "emc": int(m.group(2)),
+               "busy": float(m.group(3)) * packets}
+        out = self.ctl("pmd-perf-show") if perf else ""
+        m = re.search(r"packets: (\d+)", out)
+        for s in STAGES if m else []:
+            cpp = re.search(r"\b%s\s+([\d.]+)" % s, out)
+            got[s] = float(cpp.group(1)) * int(m.group(1))
+        return got
+
     def round(self, seconds, perf):
+        """Cycles per packet of a round from the counters' growth (a
+        clear is applied by the PMD, which a loaded machine may not run
+        in time); None for a round that forwarded too little."""
         self.signal(signal.SIGCONT)
         time.sleep(0.05)
-        self.ctl("counters-clear")
+        snap0 = self.snapshot(perf)
+        ran0, wall0 = self.on_cpu()
         time.sleep(seconds)
-        out = self.ctl("counters-show")
-        stages = self.ctl("pmd-perf-show") if perf else ""
+        snap1 = self.snapshot(perf)
+        ran1, wall1 = self.on_cpu()
         self.signal(signal.SIGSTOP)
-        busy = float(re.search(r"([\d.]+) cycles/packet", out).group(1))
-        got = {"busy": busy}
-        for s in STAGES if perf else []:
-            m = re.search(r"\b%s\s+([\d.]+)" % s, stages)
-            if m:
-                got[s] = float(m.group(1))
-        m = re.search(r"emc hits (\d+)", out)
-        p = re.search(r"packets (\d+)", out)
-        if m and p and int(p.group(1)):
-            got["emc%"] = 100.0 * int(m.group(1)) / int(p.group(1))
+        # The busy cycles are TSC cycles of wall time, the time the thread
+        # was descheduled included; 'on-cpu' counts only those it ran.
+        share = run_share(ran0, wall0, ran1, wall1)
+        packets = snap1["packets"] - snap0["packets"]
+        if packets < 10000:
+            return {k: None for k in ["busy", "on-cpu", "emc%"] + STAGES}
+        got = {k: (snap1[k] - snap0[k]) / packets
+               for k in snap1 if k in STAGES or k == "busy"}
+        got["on-cpu"] = scaled(got["busy"], share)
+        for k in STAGES:
+            if k in got:
+                got[k] = scaled(got[k], share)
+        got["emc%"] = 100.0 * (snap1["emc"] - snap0["emc"]) / packets
         return got
+
+    def ask_to_stop(self):
+        self.ctl("stop")
 
     def stop(self):
         self.signal(signal.SIGCONT)
-        self.ctl("stop")
+        self.ask_to_stop()
         try:
             self.proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+class Testpmd(Run):
+    """dpdk-testpmd on the same ports and CPU, the floor: io forwarding
+    for rule a, macswap for the others; its own busy cycles per packet
+    (--record-core-cycles), each round a start and a stop."""
+
+    def __init__(self, work, pcap, args):
+        self.name = "floor"
+        mode = "io" if args.rule == "a" and not args.exact else "macswap"
+        mbufs = max(65536, args.flows + 16384)
+        mem = str(max(1024, 256 + mbufs * 2400 // 2**20))
+        # Its output is read line by line: not left in a pipe's buffer.
+        cmd = ["stdbuf", "-oL", "dpdk-testpmd", "-l", "%d,%d" % (args.main_cpu, args.cpu),
+               "--no-huge", "-m", mem, "--no-shconf", "--no-pci",
+               "--file-prefix=sp-ab-floor-%d" % os.getpid(), "--vdev",
+               "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "--vdev",
+               "net_null0,no-rx=1", "--", "-i", "--forward-mode=" + mode,
+               "--record-core-cycles", "--total-num-mbufs=%d" % mbufs]
+        self.lines = queue.Queue()
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+        threading.Thread(target=self.read, daemon=True).start()
+        self.command("start")
+        self.wait_for(r"packet forwarding - ports=")
+        self.command("stop")
+        self.wait_for(r"CPU cycles/packet=([\d.]+)")
+
+    def read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+
+    def command(self, text):
+        self.proc.stdin.write(text + "\n")
+        self.proc.stdin.flush()
+
+    def wait_for(self, pattern):
+        while True:
+            try:
+                line = self.lines.get(timeout=120)
+            except queue.Empty:
+                raise SystemExit("dpdk-testpmd: no '%s'" % pattern)
+            m = re.search(pattern, line)
+            if m:
+                return m
+
+    def round(self, seconds, perf):
+        self.signal(signal.SIGCONT)
+        while not self.lines.empty():
+            self.lines.get()
+        self.command("start")
+        time.sleep(0.05)
+        ran0, wall0 = self.on_cpu()
+        time.sleep(seconds)
+        ran1, wall1 = self.on_cpu()
+        self.command("stop")
+        busy = float(self.wait_for(r"CPU cycles/packet=([\d.]+)").group(1))
+        self.signal(signal.SIGSTOP)
+        share = run_share(ran0, wall0, ran1, wall1)
+        return {"busy": busy, "on-cpu": scaled(busy, share)}
+
+    def ask_to_stop(self):
+        self.command("quit")
 
 
 def main():
@@ -151,6 +278,8 @@ def main():
     ap.add_argument("--cpu", type=int, default=1)
     ap.add_argument("--main-cpu", type=int, default=0)
     ap.add_argument("--pmd-perf", action="store_true")
+    ap.add_argument("--floor", action="store_true",
+                    help="dpdk-testpmd in the same turns")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="sp-ab-")
     pcap, rules = os.path.join(work, "t.pcap"), os.path.join(work, "r.txt")
@@ -161,6 +290,9 @@ def main():
         for name, exe in (("A", args.a), ("B", args.b)):
             runs.append(Run(name, os.path.abspath(exe), work, pcap, rules,
                             args))
+            runs[-1].signal(signal.SIGSTOP)
+        if args.floor:
+            runs.append(Testpmd(work, pcap, args))
             runs[-1].signal(signal.SIGSTOP)
         got = {r.name: [] for r in runs}
         for i in range(args.rounds):
@@ -173,15 +305,27 @@ def main():
           "CPU %d; medians of TSC cycles/packet"
           % (args.flows, args.rule, " (exact rules)" if args.exact else "",
              args.emc_entries, args.rounds, args.seconds, args.cpu))
-    keys = [k for k in ["busy"] + STAGES + ["emc%"] if k in got["A"][0]]
-    print("%-11s %8s %8s %7s" % ("", "A", "B", "B/A"))
+    keys = [k for k in ["busy", "on-cpu"] + STAGES + ["emc%"]
+            if any(g.get(k) is not None for g in got["A"])]
+    floor = {k: median(g[k] for g in got["floor"])
+             for k in ("busy", "on-cpu")} if args.floor else {}
+    print("%-11s %8s %8s %7s" % ("", "A", "B", "B/A") +
+          (" %8s %7s %7s" % ("floor", "A/floor", "B/floor") if floor else ""))
     for k in keys:
-        a = statistics.median(g[k] for g in got["A"])
-        b = statistics.median(g[k] for g in got["B"])
-        print("%-11s %8.1f %8.1f %7.3f" % (k, a, b, b / a if a else 0))
-    print("A busy: " + " ".join("%.1f" % g["busy"] for g in got["A"]))
-    print("B busy: " + " ".join("%.1f" % g["busy"] for g in got["B"]))
-
+        a = median(g.get(k) for g in got["A"])
+        b = median(g.get(k) for g in got["B"])
+        if a is None or b is None:
+            continue
+        line = "%-11s %8.1f %8.1f %7.3f" % (k, a, b, b / a if a else 0)
+        if floor.get(k):
+            line += " %8.1f %7.3f %7.3f" % (floor[k], a / floor[k],
+                                            b / floor[k])
+        print(line)
+    for name in got:
+        for k in ("busy", "on-cpu"):
+            print("%s %s: %s" % (name, k, " ".join(
+                "%.1f" % g[k] if g[k] is not None else "-"
+                for g in got[name])))
 
 if __name__ == "__main__":
     main()
