@@ -35,6 +35,16 @@
  * last of up to this many outputs. */
 #define MAX_COPIES (SP_BATCH_MAX * 16)
 
+/* The EMC is bypassed while it answers fewer than 1 lookup in
+ * EMC_BYPASS_HITS: a working set far larger than the cache rarely hits,
+ * and each packet would pay a hash and a probe for nothing. A decision
+ * takes EMC_WINDOW looked-up packets; bypassed, one burst in EMC_SAMPLE
+ * still looks up and inserts, so that a working set which fits again
+ * turns the cache back on. */
+#define EMC_WINDOW      8192
+#define EMC_BYPASS_HITS 8
+#define EMC_SAMPLE      16
+
 /* Counters written by one PMD thread only and read by others: relaxed
  * atomic loads and stores, no read-modify-write. */
 static inline void
@@ -68,6 +78,10 @@ struct pmd {
     struct sp_dp *dp;
     unsigned index;
     struct sp_emc emc;
+    /* The EMC bypass: packets looked up and hits in this window, whether
+     * the cache is bypassed, bursts since it was bypassed. */
+    uint32_t emc_window, emc_window_hits, emc_bursts;
+    bool emc_bypass;
     struct sp_random rng;
     struct sp_action_ctx actions;
     struct sp_tx_batch tx[SP_DP_MAX_PORTS + 1]; /* by port number */
@@ -263,6 +277,28 @@ count_rule(struct pmd *pmd, const struct sp_rule *rule, uint32_t n,
     __atomic_store_n(&c->used, pmd->burst_tsc, __ATOMIC_RELAXED);
 }
 
+/* Whether this burst looks its keys up in the EMC. */
+static inline bool
+emc_probes(struct pmd *pmd)
+{
+    return pmd->emc.n_buckets &&
+           (!pmd->emc_bypass || ++pmd->emc_bursts % EMC_SAMPLE == 0);
+}
+
+/* Counts a burst's EMC lookups and hits, and at the end of a window
+ * decides whether the next bursts bypass the cache. */
+static inline void
+emc_account(struct pmd *pmd, uint32_t n, uint32_t hits)
+{
+    pmd->emc_window += n;
+    pmd->emc_window_hits += hits;
+    if (pmd->emc_window >= EMC_WINDOW) {
+        pmd->emc_bypass =
+            pmd->emc_window_hits * EMC_BYPASS_HITS < pmd->emc_window;
+        pmd->emc_window = pmd->emc_window_hits = 0;
+    }
+}
+
 /* Packets in a row of a burst that matched one rule. */
 struct rule_run {
     const struct sp_rule *rule;
@@ -291,11 +327,20 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
         parse_errors += pkts[i].status != SP_MFEX_OK;
     }
     stage_end(pmd, SP_DP_STAGE_PARSE);
-    emc_hits =
-        sp_emc_lookup(&pmd->emc, pmd->dp->cls, keys, n, hashes, rules, &gen);
-    stage_end(pmd, SP_DP_STAGE_EMC);
-    found = emc_hits | sp_emc_cls_misses(&pmd->emc, pmd->dp->cls, gen, keys, n,
+    if (emc_probes(pmd)) {
+        emc_hits = sp_emc_lookup(&pmd->emc, pmd->dp->cls, keys, n, hashes,
+                                 rules, &gen);
+        emc_account(pmd, n, (uint32_t)__builtin_popcount(emc_hits));
+        stage_end(pmd, SP_DP_STAGE_EMC);
+        found =
+            emc_hits | sp_emc_cls_misses(&pmd->emc, pmd->dp->cls, gen, keys, n,
                                          emc_hits, hashes, rules, &pmd->rng);
+    } else {
+        emc_hits = 0;
+        bump(&pmd->stats.emc_bypassed, pmd->emc.n_buckets ? n : 0);
+        stage_end(pmd, SP_DP_STAGE_EMC);
+        found = sp_cls_lookup(pmd->dp->cls, keys, n, sp_batch_lanes(n), rules);
+    }
     stage_end(pmd, SP_DP_STAGE_CLASSIFIER);
     bump(&pmd->stats.packets, n);
     bump(&pmd->stats.batches, 1);
