@@ -108,8 +108,9 @@ sp_emc_cls_misses(struct sp_emc *emc, const struct sp_cls *cls, uint64_t gen,
                   const uint32_t *hashes, const struct sp_rule **rules,
                   struct sp_random *rng)
 {
-    uint32_t found =
-        sp_cls_lookup(cls, keys, n, sp_batch_lanes(n) & ~hits, rules);
+    uint32_t misses = sp_batch_lanes(n) & ~hits;
+    /* A burst the EMC answered whole needs no classifier call at all. */
+    uint32_t found = misses ? sp_cls_lookup(cls, keys, n, misses, rules) : 0;
 
     for (uint32_t pending = emc->n_buckets ? found : 0; pending;
          pending &= pending - 1) {
