@@ -299,6 +299,18 @@ emc_account(struct pmd *pmd, uint32_t n, uint32_t hits)
     }
 }
 
+/* Whether actions[0..n) are all one list. */
+static inline bool
+one_list(const struct sp_actions *const *actions, uint32_t n)
+{
+    bool same = true;
+
+    for (uint32_t i = 1; i < n; i++) {
+        same &= actions[i] == actions[0];
+    }
+    return same;
+}
+
 /* Packets in a row of a burst that matched one rule. */
 struct rule_run {
     const struct sp_rule *rule;
@@ -373,8 +385,15 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
         runs[n_runs - 1].bytes += ptrs[i]->len;
     }
     /* The packets of every rule with the same action list (rules share
-     * equal lists), in arrival order, as one group. */
-    for (pending = found; pending;) {
+     * equal lists), in arrival order, as one group; when every packet
+     * goes by one list, the burst as it is. */
+    pending = found;
+    if (found == sp_batch_lanes(n) && one_list(actions, n)) {
+        sp_actions_execute(actions[0], ptrs, n, &pmd->actions);
+        groups++;
+        pending = 0;
+    }
+    while (pending) {
         const struct sp_actions *list = actions[__builtin_ctz(pending)];
         struct sp_packet *group[SP_BATCH_MAX];
         uint32_t count = 0;
