@@ -39,8 +39,8 @@
  * EMC_BYPASS_HITS: a working set far larger than the cache rarely hits,
  * and each packet would pay a hash and a probe for nothing. A decision
  * takes EMC_WINDOW looked-up packets; bypassed, one burst in EMC_SAMPLE
- * still looks up and inserts, so that a working set which fits again
- * turns the cache back on. */
+ * still looks up and inserts (every miss), so that a working set which
+ * fits turns the cache back on. */
 #define EMC_WINDOW      8192
 #define EMC_BYPASS_HITS 8
 #define EMC_SAMPLE      16
@@ -296,6 +296,11 @@ emc_account(struct pmd *pmd, uint32_t n, uint32_t hits)
         pmd->emc_bypass =
             pmd->emc_window_hits * EMC_BYPASS_HITS < pmd->emc_window;
         pmd->emc_window = pmd->emc_window_hits = 0;
+        /* Bypassed, the bursts that look up insert every miss: a cache
+         * emptied by a rule change, or still cold, then fills in about as
+         * many bursts as it would have without the bypass. */
+        pmd->emc.insert_inv_prob =
+            pmd->emc_bypass ? 1 : pmd->dp->config.emc_insert_inv_prob;
     }
 }
 
