@@ -308,12 +308,12 @@ emc_account(struct pmd *pmd, uint32_t n, uint32_t hits)
 static inline bool
 one_list(const struct sp_actions *const *actions, uint32_t n)
 {
-    bool same = true;
-
     for (uint32_t i = 1; i < n; i++) {
-        same &= actions[i] == actions[0];
+        if (actions[i] != actions[0]) {
+            return false;
+        }
     }
-    return same;
+    return true;
 }
 
 /* Packets in a row of a burst that matched one rule. */
