@@ -208,7 +208,8 @@ class Testpmd(Run):
 
     def __init__(self, work, pcap, args):
         self.name = "floor"
-        mode = "io" if args.rule == "a" and not args.exact else "macswap"
+        # The exact rules have rule a's actions.
+        mode = "io" if args.rule == "a" else "macswap"
         mbufs = max(65536, args.flows + 16384)
         mem = str(max(1024, 256 + mbufs * 2400 // 2**20))
         # Its output is read line by line: not left in a pipe's buffer.
