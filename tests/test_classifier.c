@@ -370,6 +370,103 @@ test_ties_and_chains(void **state)
     sp_cls_destroy(cls);
 }
 
+/* Keys to 0.0.0.0 .. 255.0.0.0 looked up in one batch after another,
+ * against the oracle. */
+static void
+check_destinations(struct sp_cls *cls, const struct model *m)
+{
+    for (unsigned first = 0; first < 256; first += SP_BATCH_MAX) {
+        struct sp_flow_key keys[SP_BATCH_MAX];
+        const struct sp_rule *got[SP_BATCH_MAX];
+        uint32_t found;
+
+        for (unsigned i = 0; i < SP_BATCH_MAX; i++) {
+            ip_key(&keys[i], (uint8_t)(first + i));
+        }
+        found = sp_cls_lookup(cls, keys, SP_BATCH_MAX, UINT32_MAX, got);
+        for (unsigned i = 0; i < SP_BATCH_MAX; i++) {
+            const struct sp_rule *want = oracle(m, &keys[i]);
+
+            assert_int_equal(found >> i & 1, want != NULL);
+            if (want) {
+                assert_ptr_equal(got[i], want);
+            }
+        }
+    }
+}
+
+/* check_destinations under every variant of the classifier kernel. */
+static void
+check_all_destinations(struct sp_cls *cls, const struct model *m)
+{
+    for (unsigned v = 0; v < sp_n_runnable; v++) {
+        sp_test_force("classifier", sp_runnable[v]->name);
+        check_destinations(cls, m);
+    }
+    sp_dispatch_reset();
+}
+
+/* Removes r from the classifier and the model; then st (unless NULL: the
+ * last rule's, freed with it) has 'sole' as its sole rule, and every
+ * destination is looked up as the model says. */
+static void
+remove_and_check(struct sp_cls *cls, struct model *m, const struct sp_rule *r,
+                 const struct sp_cls_subtable *st, const struct sp_rule *sole)
+{
+    uint32_t kept = 0;
+
+    sp_cls_remove(cls, r);
+    for (uint32_t i = 0; i < m->n; i++) {
+        if (m->rules[i] != r) {
+            m->rules[kept++] = m->rules[i];
+        }
+    }
+    m->n = kept;
+    if (st) {
+        assert_ptr_equal(st->sole, sole);
+    }
+    check_all_destinations(cls, m);
+}
+
+/* A subtable of one rule is looked up by comparing with that rule (its
+ * 'sole'), which follows every insertion and removal: a second rule, or
+ * one of another priority on the same match, turns it off; a removal
+ * down to one rule makes that one the sole rule. */
+static void
+test_sole_rule(void **state)
+{
+    (void)state;
+    struct sp_cls *cls = sp_cls_create(NULL);
+    const struct sp_rule *a, *b, *a_low;
+    const struct sp_cls_subtable *st;
+    struct model m = {0};
+    struct sp_match ma, mb;
+
+    ip_match(&ma, 4, 0x10);
+    ip_match(&mb, 4, 0x20);
+    a = insert_ok(cls, &ma, 5);
+    model_add(&m, a);
+    st = sp_cls_rule_subtable(a);
+    assert_ptr_equal(st->sole, a);
+    check_all_destinations(cls, &m);
+    b = insert_ok(cls, &mb, 5);
+    model_add(&m, b);
+    assert_null(st->sole);
+    check_all_destinations(cls, &m);
+    remove_and_check(cls, &m, a, st, b);
+    /* The same match at another priority: two rules in one slot. */
+    a = insert_ok(cls, &ma, 5);
+    model_add(&m, a);
+    a_low = insert_ok(cls, &ma, 1);
+    model_add(&m, a_low);
+    remove_and_check(cls, &m, b, st, NULL);
+    remove_and_check(cls, &m, a, st, a_low);
+    remove_and_check(cls, &m, a_low, NULL, NULL);
+    assert_int_equal(sp_cls_subtable_count(cls), 0);
+    free(m.rules);
+    sp_cls_destroy(cls);
+}
+
 /* The lookups the subtable of r answered. */
 static uint64_t
 hits_of(const struct sp_rule *r)
@@ -1009,6 +1106,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_against_oracle),
         cmocka_unit_test(test_ties_and_chains),
+        cmocka_unit_test(test_sole_rule),
         cmocka_unit_test(test_search_stops),
         cmocka_unit_test(test_hits_of_every_thread),
         cmocka_unit_test(test_growth_and_lifetime),

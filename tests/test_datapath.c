@@ -20,7 +20,7 @@
 
 #define HEADROOM   64
 #define MAX_PORTS  4
-#define MAX_FRAMES 4096
+#define MAX_FRAMES 20480
 
 /* ---- simulated ports ---- */
 
@@ -970,6 +970,97 @@ test_equal_actions_one_group(void **state)
     sim_reset();
 }
 
+/* A PMD bypasses an EMC that hits too rarely (every flow new, more than
+ * it holds) and keeps one that hits; either way each packet goes by its
+ * rule. */
+static void
+test_emc_bypass(void **state)
+{
+    (void)state;
+    static const char *const rules[] = {"udp,actions=output:2", NULL};
+    struct sp_dp_pmd_stats stats;
+    struct sp_dp_port_stats p2;
+
+    for (unsigned flows = 1; flows <= MAX_FRAMES; flows *= MAX_FRAMES) {
+        struct sp_dp *dp = make_dp(rules, 1);
+
+        sim_reset();
+        make_udp_flows(MAX_FRAMES, flows);
+        run_to_end(dp);
+        assert_conserved(dp);
+        sp_dp_pmd_stats(dp, 0, &stats);
+        sp_dp_port_stats(dp, 2, &p2);
+        assert_int_equal(p2.tx, MAX_FRAMES);
+        assert_int_equal(stats.emc_hits + stats.classifier_hits, MAX_FRAMES);
+        if (flows == 1) {
+            assert_int_equal(stats.emc_bypassed, 0);
+            /* All but the first burst, looked up before any insertion. */
+            assert_int_equal(stats.emc_hits, MAX_FRAMES - SP_BATCH_MAX);
+        } else {
+            /* Looked up until the first window showed no hit, then one
+             * burst in 16. */
+            assert_int_equal(stats.emc_hits, 0);
+            assert_true(stats.emc_bypassed >= (MAX_FRAMES - 8192) / 2);
+            assert_true(stats.emc_bypassed <= MAX_FRAMES - 8192);
+        }
+        sp_dp_destroy(dp);
+    }
+    assert_int_equal(sim.live_buffers, 0);
+    sim_reset();
+}
+
+/* Waits until the PMD has taken at least n packets; returns its stats. */
+static struct sp_dp_pmd_stats
+stats_after(struct sp_dp *dp, uint64_t n)
+{
+    struct sp_dp_pmd_stats stats;
+
+    while (sp_dp_pmd_stats(dp, 0, &stats), stats.packets < n) {
+        usleep(1000);
+    }
+    return stats;
+}
+
+/* An EMC bypassed while cold (1,000 flows that fit, each inserted 1 miss
+ * in 100) fills from the bursts that still look up, which insert every
+ * miss: by its second decision (about 139,000 packets in) it is on and
+ * answers nearly every packet. */
+static void
+test_emc_bypass_recovers(void **state)
+{
+    (void)state;
+    struct sp_dp_config config = {
+        .n_ports = 3,
+        .n_pmds = 1,
+        .n_rxq = 1,
+        .emc_entries = SP_DP_DEFAULT_EMC_ENTRIES,
+        .emc_insert_inv_prob = 100,
+    };
+    struct sp_dp_pmd_stats early, late;
+    struct pmd_thread t;
+    struct sp_err err;
+    struct sp_dp *dp = sp_dp_create(&config, &sim_io, &err);
+
+    assert_non_null(dp);
+    assert_int_equal(sp_dp_flow_add(dp, "udp,actions=output:2", &err), 0);
+    sim_reset();
+    make_udp_flows(1000, 1000);
+    sim.endless = true;
+    t = (struct pmd_thread){dp, 0, 0};
+    assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
+    early = stats_after(dp, 160000);
+    late = stats_after(dp, 200000);
+    sp_dp_stop(dp);
+    pthread_join(t.thread, NULL);
+    assert_true(early.emc_bypassed > 0);
+    assert_true((late.emc_hits - early.emc_hits) * 10 >=
+                (late.packets - early.packets) * 9);
+    assert_conserved(dp);
+    sp_dp_destroy(dp);
+    assert_int_equal(sim.live_buffers, 0);
+    sim_reset();
+}
+
 /* flow-dump's text, to be freed. */
 static char *
 dump_text(struct sp_dp *dp)
@@ -1376,6 +1467,8 @@ main(void)
         cmocka_unit_test(test_flow_dump_round_trip),
         cmocka_unit_test(test_profile),
         cmocka_unit_test(test_equal_actions_one_group),
+        cmocka_unit_test(test_emc_bypass),
+        cmocka_unit_test(test_emc_bypass_recovers),
         cmocka_unit_test(test_rule_counters),
         cmocka_unit_test(test_flow_del_strict_and_loose),
         cmocka_unit_test(test_flow_mod_under_traffic),

@@ -531,7 +531,9 @@ test_autovalidate_catches_broken(void **state)
                              0);
         }
     }
-    /* The lookups: one rule, found by the classifier and the EMC. */
+    /* The lookups: one rule, found by the classifier and the EMC. Its
+     * subtable has a second rule: one of a single rule is compared with
+     * it without the kernel. */
     struct sp_cls *cls = sp_cls_create(NULL);
     struct sp_match match;
     struct sp_emc emc;
@@ -545,6 +547,8 @@ test_autovalidate_catches_broken(void **state)
     }
     rule = sp_cls_insert(cls, &match, 1, NULL, &err);
     assert_non_null(rule);
+    match.key.dl_dst[0] ^= 1;
+    assert_non_null(sp_cls_insert(cls, &match, 1, NULL, &err));
     assert_int_equal(sp_cls_lookup(cls, keys, 1, 1, &got), 1);
     assert_ptr_equal(got, rule);
     assert_int_equal(

@@ -254,10 +254,11 @@ static void
 test_disabled(void **state)
 {
     (void)state;
-    const struct sp_rule *rules[32], *got;
+    const struct sp_rule *rules[32], *got, *found[SP_BATCH_MAX];
     struct sp_cls *cls = source_rules(32, rules);
     struct sp_random rng = {5};
-    struct sp_flow_key key;
+    struct sp_flow_key key, keys[SP_BATCH_MAX];
+    uint32_t hashes[SP_BATCH_MAX], hits;
     struct sp_emc emc;
     struct sp_err err;
 
@@ -266,6 +267,19 @@ test_disabled(void **state)
     assert_false(sp_emc_insert(&emc, sp_cls_generation(cls), &key,
                                hash_of(&key), rules[1], &rng));
     lookup_sources(&emc, cls, rules, 0, 32, &rng);
+    /* Nothing reads the hashes without an EMC, so none is computed. */
+    for (uint32_t i = 0; i < SP_BATCH_MAX; i++) {
+        source_key(i, &keys[i]);
+        hashes[i] = UINT32_C(0xdeadbeef);
+    }
+    assert_int_equal(sp_emc_cls_lookup(&emc, cls, keys, SP_BATCH_MAX, hashes,
+                                       found, &rng, &hits),
+                     UINT32_MAX);
+    assert_int_equal(hits, 0);
+    for (uint32_t i = 0; i < SP_BATCH_MAX; i++) {
+        assert_ptr_equal(found[i], rules[i]);
+        assert_int_equal(hashes[i], UINT32_C(0xdeadbeef));
+    }
     for (unsigned v = 0; v < sp_n_runnable; v++) {
         uint32_t hash = hash_of(&key);
 

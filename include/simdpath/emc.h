@@ -61,8 +61,9 @@ bool sp_emc_insert(struct sp_emc *emc, uint64_t gen,
  * The whole lookup of a batch as a PMD does it: hash (unmasked keys), EMC,
  * classifier for the misses, EMC insertion of what the classifier found.
  * Returns the mask of keys that matched a rule; rules[i] is set for those.
- * hashes receives the n key hashes; *emc_hits (if not NULL) the keys the
- * EMC answered. Same threading rules as sp_cls_lookup.
+ * hashes receives the n key hashes (with the EMC disabled it is not
+ * written: nothing hashes); *emc_hits (if not NULL) the keys the EMC
+ * answered. Same threading rules as sp_cls_lookup.
  */
 uint32_t sp_emc_cls_lookup(struct sp_emc *emc, const struct sp_cls *cls,
                            const struct sp_flow_key *keys, uint32_t n,

@@ -59,11 +59,11 @@ print_pmd_stats(struct sp_dp *dp, unsigned pmd, FILE *out)
     sp_dp_pmd_stats(dp, pmd, &s);
     per_packet = s.packets ? (double)s.busy_cycles / (double)s.packets : 0;
     fprintf(out,
-            "pmd %u: packets %llu batches %llu emc hits %llu classifier "
-            "hits %llu misses %llu parse errors %llu; %.1f cycles/packet, "
-            "busy %.1f%%\n",
+            "pmd %u: packets %llu batches %llu emc hits %llu emc bypassed "
+            "%llu classifier hits %llu misses %llu parse errors %llu; %.1f "
+            "cycles/packet, busy %.1f%%\n",
             pmd, (unsigned long long)s.packets, (unsigned long long)s.batches,
-            (unsigned long long)s.emc_hits,
+            (unsigned long long)s.emc_hits, (unsigned long long)s.emc_bypassed,
             (unsigned long long)s.classifier_hits,
             (unsigned long long)s.misses, (unsigned long long)s.parse_errors,
             per_packet,
@@ -441,6 +441,7 @@ telemetry_pmds(sp_io_telemetry_put *put, void *reply)
         sp_dp_pmd_stats(running_dp, t, &s);
         put_counter(put, reply, "pmd", t, "packets", s.packets);
         put_counter(put, reply, "pmd", t, "emc_hits", s.emc_hits);
+        put_counter(put, reply, "pmd", t, "emc_bypassed", s.emc_bypassed);
         put_counter(put, reply, "pmd", t, "classifier_hits",
                     s.classifier_hits);
         put_counter(put, reply, "pmd", t, "misses", s.misses);

@@ -113,6 +113,8 @@ sp_cls_insert_aux(struct sp_cls *cls, const struct sp_match *match,
     node->subtable = st;
     st->n_rules++;
     cls->n_rules++;
+    __atomic_store_n(&st->sole, st->n_rules == 1 ? &node->rule : NULL,
+                     __ATOMIC_RELEASE);
     bump_generation(cls);
     pthread_mutex_unlock(&cls->lock);
     return &node->rule;
@@ -171,6 +173,24 @@ count_priority(const struct sp_rule *r, void *aux)
     st->n_at_max += r->priority == st->max_priority;
 }
 
+static void
+take_rule(const struct sp_rule *r, void *aux)
+{
+    *(const struct sp_rule **)aux = r;
+}
+
+/* Publishes st's rule as its sole one if it has one rule left. */
+static void
+publish_sole(struct sp_cls_subtable *st)
+{
+    const struct sp_rule *sole = NULL;
+
+    if (st->n_rules == 1) {
+        for_each_rule(st, take_rule, &sole);
+    }
+    __atomic_store_n(&st->sole, sole, __ATOMIC_RELEASE);
+}
+
 /* Recomputes max_priority and n_at_max from every rule of st. */
 static void
 recount_priorities(struct sp_cls_subtable *st)
@@ -190,6 +210,8 @@ sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule)
     uint32_t candidate;
 
     pthread_mutex_lock(&cls->lock);
+    /* Lookups from now on go by the buckets, which lose the rule next. */
+    __atomic_store_n(&st->sole, NULL, __ATOMIC_RELEASE);
     slot = sp_cls_find_slot(st->buckets, &rule->match.key, hash, &candidate);
     prev = slot;
     while (*prev != rule) {
@@ -216,9 +238,12 @@ sp_cls_remove(struct sp_cls *cls, const struct sp_rule *rule)
         sp_cls_publish_order(cls, NULL, st);
         sp_cls_defer_free(cls, st->buckets, false);
         sp_cls_defer_free(cls, st, false);
-    } else if (rule->priority == st->max_priority && !--st->n_at_max) {
-        recount_priorities(st);
-        sp_cls_publish_order(cls, NULL, NULL);
+    } else {
+        if (rule->priority == st->max_priority && !--st->n_at_max) {
+            recount_priorities(st);
+            sp_cls_publish_order(cls, NULL, NULL);
+        }
+        publish_sole(st);
     }
     bump_generation(cls);
     sp_cls_defer_free(cls, node, true);

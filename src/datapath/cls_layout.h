@@ -171,6 +171,9 @@ struct sp_cls_subtable {
     uint32_t n_rules;
     uint32_t max_priority; /* of its rules */
     uint32_t n_at_max;     /* rules with max_priority */
+    /* RCU-published: the subtable's one rule, NULL while it has more (or,
+     * briefly, while one is removed); lookups compare it directly. */
+    const struct sp_rule *sole;
     /* Lookups answered here: sp_cls_subtable_hits(). */
     struct sp_cls_hit_stripe hits[SP_CLS_HIT_STRIPES];
 };

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The batch lookup: the classifier kernel over the subtables in search
- * order, stopping once every key's best rule outranks what is left; and
- * the hit counts it keeps, one stripe per looking-up thread.
+ * order (a subtable of one rule compared with it directly), stopping once
+ * every key's best rule outranks what is left; and the hit counts it keeps,
+ * one stripe per looking-up thread.
  */
 #include <limits.h>
 #include <urcu-qsbr.h>
@@ -59,6 +60,40 @@ sp_cls_halve_hits(struct sp_cls_subtable *st)
     }
 }
 
+/* The keys of 'todo' a subtable's one rule matches, as its kernel finds
+ * them but with no hash and no bucket: each key masked and compared with
+ * the rule's in the blocks the mask uses. */
+static uint32_t
+sole_lookup(const struct sp_cls_subtable *st, const struct sp_rule *rule,
+            const struct sp_flow_key *keys, uint32_t todo,
+            const struct sp_rule **got)
+{
+    uint64_t mask[SP_FLOW_KEY_BLOCKS], want[SP_FLOW_KEY_BLOCKS];
+    unsigned block[SP_FLOW_KEY_BLOCKS], n_blocks = 0;
+    uint32_t hit = 0;
+
+    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
+        if (st->block_map >> b & 1) {
+            block[n_blocks] = b;
+            mask[n_blocks] = st->mask.blocks[b];
+            want[n_blocks++] = rule->match.key.blocks[b];
+        }
+    }
+    for (uint32_t p = todo; p; p &= p - 1) {
+        unsigned i = (unsigned)__builtin_ctz(p);
+        uint64_t differ = 0;
+
+        for (unsigned k = 0; k < n_blocks; k++) {
+            differ |= (keys[i].blocks[block[k]] & mask[k]) ^ want[k];
+        }
+        if (!differ) {
+            got[i] = rule;
+            hit |= UINT32_C(1) << i;
+        }
+    }
+    return hit;
+}
+
 uint32_t
 sp_cls_lookup(const struct sp_cls *cls, const struct sp_flow_key *keys,
               uint32_t n, uint32_t todo, const struct sp_rule **rules)
@@ -72,6 +107,7 @@ sp_cls_lookup(const struct sp_cls *cls, const struct sp_flow_key *keys,
     for (uint32_t j = 0; j < o->n; j++) {
         const struct sp_rule *got[SP_BATCH_MAX];
         struct sp_cls_subtable *st = o->e[j].st;
+        const struct sp_rule *sole;
         uint32_t hit, need;
 
         /* A key is done once its best rule outranks every rule left:
@@ -93,7 +129,10 @@ sp_cls_lookup(const struct sp_cls *cls, const struct sp_flow_key *keys,
         if (!need) {
             break;
         }
-        hit = lookup(st, rcu_dereference(st->buckets), keys, n, need, got);
+        sole = __atomic_load_n(&st->sole, __ATOMIC_ACQUIRE);
+        hit = sole ? sole_lookup(st, sole, keys, need, got)
+                   : lookup(st, rcu_dereference(st->buckets), keys, n, need,
+                            got);
         if (hit) {
             count_hits(st, stripe, (uint64_t)__builtin_popcount(hit));
         }

@@ -37,6 +37,16 @@
  * last of up to this many outputs. */
 #define MAX_COPIES (SP_BATCH_MAX * 16)
 
+/* The EMC is bypassed while it answers fewer than 1 lookup in
+ * EMC_BYPASS_HITS: a working set far larger than the cache rarely hits,
+ * and each packet would pay a hash and a probe for nothing. A decision
+ * takes EMC_WINDOW looked-up packets; bypassed, one burst in EMC_SAMPLE
+ * still looks up and inserts (every miss), so that a working set which
+ * fits turns the cache back on. */
+#define EMC_WINDOW      8192
+#define EMC_BYPASS_HITS 8
+#define EMC_SAMPLE      16
+
 /* Counters written by one PMD thread only and read by others: relaxed
  * atomic loads and stores, no read-modify-write. */
 static inline void
@@ -83,6 +93,10 @@ struct pmd {
     struct sp_dp *dp;
     unsigned index;
     struct sp_emc emc;
+    /* The EMC bypass: packets looked up and hits in this window, whether
+     * the cache is bypassed, bursts since it was bypassed. */
+    uint32_t emc_window, emc_window_hits, emc_bursts;
+    bool emc_bypass;
     struct sp_random rng;
     struct sp_action_ctx actions;
     struct sp_tx_batch tx[SP_DP_MAX_PORTS + 1]; /* by port number */
@@ -342,6 +356,45 @@ send_batches(struct pmd *pmd)
     pmd->n_copies = 0;
 }
 
+/* Whether this burst looks its keys up in the EMC. */
+static inline bool
+emc_probes(struct pmd *pmd)
+{
+    return pmd->emc.n_buckets &&
+           (!pmd->emc_bypass || ++pmd->emc_bursts % EMC_SAMPLE == 0);
+}
+
+/* Counts a burst's EMC lookups and hits, and at the end of a window
+ * decides whether the next bursts bypass the cache. */
+static inline void
+emc_account(struct pmd *pmd, uint32_t n, uint32_t hits)
+{
+    pmd->emc_window += n;
+    pmd->emc_window_hits += hits;
+    if (pmd->emc_window >= EMC_WINDOW) {
+        pmd->emc_bypass =
+            pmd->emc_window_hits * EMC_BYPASS_HITS < pmd->emc_window;
+        pmd->emc_window = pmd->emc_window_hits = 0;
+        /* Bypassed, the bursts that look up insert every miss: a cache
+         * emptied by a rule change, or still cold, then fills in about as
+         * many bursts as it would have without the bypass. */
+        pmd->emc.insert_inv_prob =
+            pmd->emc_bypass ? 1 : pmd->dp->config.emc_insert_inv_prob;
+    }
+}
+
+/* Whether actions[0..n) are all one list. */
+static inline bool
+one_list(const struct sp_actions *const *actions, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        if (actions[i] != actions[0]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Tells the channel's thread that packets wait for it. */
 static void
 packet_in_notify(struct pmd *pmd)
@@ -376,11 +429,20 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
         parse_errors += pkts[i].status != SP_MFEX_OK;
     }
     stage_end(pmd, SP_DP_STAGE_PARSE);
-    emc_hits =
-        sp_emc_lookup(&pmd->emc, pmd->dp->cls, keys, n, hashes, rules, &gen);
-    stage_end(pmd, SP_DP_STAGE_EMC);
-    found = emc_hits | sp_emc_cls_misses(&pmd->emc, pmd->dp->cls, gen, keys, n,
+    if (emc_probes(pmd)) {
+        emc_hits = sp_emc_lookup(&pmd->emc, pmd->dp->cls, keys, n, hashes,
+                                 rules, &gen);
+        emc_account(pmd, n, (uint32_t)__builtin_popcount(emc_hits));
+        stage_end(pmd, SP_DP_STAGE_EMC);
+        found =
+            emc_hits | sp_emc_cls_misses(&pmd->emc, pmd->dp->cls, gen, keys, n,
                                          emc_hits, hashes, rules, &pmd->rng);
+    } else {
+        emc_hits = 0;
+        bump(&pmd->stats.emc_bypassed, pmd->emc.n_buckets ? n : 0);
+        stage_end(pmd, SP_DP_STAGE_EMC);
+        found = sp_cls_lookup(pmd->dp->cls, keys, n, sp_batch_lanes(n), rules);
+    }
     stage_end(pmd, SP_DP_STAGE_CLASSIFIER);
     bump(&pmd->stats.packets, n);
     bump(&pmd->stats.batches, 1);
@@ -413,8 +475,18 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
         runs[n_runs - 1].bytes += ptrs[i]->len;
     }
     /* The packets of every rule with the same action list (rules share
-     * equal lists), in arrival order, as one group. */
-    for (pending = found; pending;) {
+     * equal lists), in arrival order, as one group; when every packet
+     * goes by one list, the burst as it is (unless the list sends to the
+     * controller, which is told which rule sent each packet). */
+    pending = found;
+    if (found == sp_batch_lanes(n) && one_list(actions, n) &&
+        !sp_actions_to_controller(actions[0])) {
+        pmd->rule = NULL;
+        sp_actions_execute(actions[0], ptrs, n, &pmd->actions);
+        groups++;
+        pending = 0;
+    }
+    while (pending) {
         unsigned first = (unsigned)__builtin_ctz(pending);
         const struct sp_actions *list = actions[first];
         struct sp_packet *group[SP_BATCH_MAX];

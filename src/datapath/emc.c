@@ -94,6 +94,10 @@ sp_emc_lookup(struct sp_emc *emc, const struct sp_cls *cls,
     /* Read first: what the classifier returns after is at least as new,
      * so an entry made then is never newer than its generation says. */
     *gen = sp_cls_generation(cls);
+    /* Only the EMC reads the hashes: without one, nothing to compute. */
+    if (!emc->n_buckets) {
+        return 0;
+    }
     SP_KERNEL(hash)(keys, NULL, n, hashes);
     return SP_KERNEL(emc)(emc, *gen, keys, hashes, n, rules);
 }
@@ -104,10 +108,12 @@ sp_emc_cls_misses(struct sp_emc *emc, const struct sp_cls *cls, uint64_t gen,
                   const uint32_t *hashes, const struct sp_rule **rules,
                   struct sp_random *rng)
 {
-    uint32_t found =
-        sp_cls_lookup(cls, keys, n, sp_batch_lanes(n) & ~hits, rules);
+    uint32_t misses = sp_batch_lanes(n) & ~hits;
+    /* A burst the EMC answered whole needs no classifier call at all. */
+    uint32_t found = misses ? sp_cls_lookup(cls, keys, n, misses, rules) : 0;
 
-    for (uint32_t pending = found; pending; pending &= pending - 1) {
+    for (uint32_t pending = emc->n_buckets ? found : 0; pending;
+         pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
 
         sp_emc_insert(emc, gen, &keys[i], hashes[i], rules[i], rng);
