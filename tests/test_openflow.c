@@ -1097,6 +1097,57 @@ test_flow_removed(void **state)
     sp_of_session_free(&s);
 }
 
+/* The timeouts with a clock the test turns: a rule hit now and then
+ * stays while its hits come within idle_timeout, goes IDLE_TIMEOUT once
+ * they stop; the hard timeout counts from the last add or modify, whatever
+ * the hits; the hard one wins when both are due; no timeout, no expiry. */
+static void
+test_flow_expiry(void **state)
+{
+    struct sp_of_flow f;
+    uint64_t added = 5000, last_hit = 5000;
+
+    (void)state;
+    memset(&f, 0, sizeof f);
+    f.idle_timeout = 2;
+    /* Hit every 1.5 s for a minute: never idle. */
+    for (uint64_t now = added; now < added + 60000; now += 100) {
+        if ((now - added) % 1500 == 0) {
+            last_hit = now;
+        }
+        assert_int_equal(
+            sp_of_flow_expiry(&f, added, now, (now - last_hit) / 1000.0), -1);
+    }
+    /* The hits stop: kept at exactly 2 s idle, gone just after. */
+    assert_int_equal(sp_of_flow_expiry(&f, added, last_hit + 2000, 2.0), -1);
+    assert_int_equal(sp_of_flow_expiry(&f, added, last_hit + 2001, 2.001),
+                     SP_OFPRR_IDLE_TIMEOUT);
+    /* A modify does not reset the idle time (the rule's last packet is
+     * kept). */
+    assert_int_equal(
+        sp_of_flow_expiry(&f, last_hit + 1999, last_hit + 2001, 2.001),
+        SP_OFPRR_IDLE_TIMEOUT);
+
+    f.hard_timeout = 10;
+    /* Hit all the time: the hard timeout still comes, 10 s after the add,
+     * and a modify at 8 s moves it to 18 s. */
+    assert_int_equal(sp_of_flow_expiry(&f, added, added + 10000, 0), -1);
+    assert_int_equal(sp_of_flow_expiry(&f, added, added + 10001, 0),
+                     SP_OFPRR_HARD_TIMEOUT);
+    assert_int_equal(sp_of_flow_expiry(&f, added + 8000, added + 10001, 0),
+                     -1);
+    assert_int_equal(sp_of_flow_expiry(&f, added + 8000, added + 18001, 0),
+                     SP_OFPRR_HARD_TIMEOUT);
+    /* Both due: hard. */
+    assert_int_equal(sp_of_flow_expiry(&f, added, added + 20000, 20.0),
+                     SP_OFPRR_HARD_TIMEOUT);
+    /* A clock read before the modify was stamped: not expired. */
+    assert_int_equal(sp_of_flow_expiry(&f, added + 100, added, 0), -1);
+
+    f.idle_timeout = f.hard_timeout = 0;
+    assert_int_equal(sp_of_flow_expiry(&f, 0, UINT64_MAX, 1e9), -1);
+}
+
 static void
 flow_request(struct sp_of_session *s, uint16_t type, uint8_t table,
              const char *match, uint32_t out_port)
@@ -1382,6 +1433,7 @@ main(void)
         cmocka_unit_test(test_bad_messages),
         cmocka_unit_test(test_multipart_simple),
         cmocka_unit_test(test_flow_removed),
+        cmocka_unit_test(test_flow_expiry),
         cmocka_unit_test(test_flow_dump_in_pieces),
         cmocka_unit_test(test_order_after_dump),
         cmocka_unit_test(test_session_truncated),

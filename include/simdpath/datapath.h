@@ -162,9 +162,13 @@ int sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err);
  * flow-add takes back: it ignores the counters); -1 on no memory. */
 int sp_dp_flows_dump(struct sp_dp *dp, FILE *out);
 /* A rule's traffic: packets, and bytes as received, summed over the PMD
- * threads (flow-dump's n_packets and n_bytes). */
+ * threads (flow-dump's n_packets and n_bytes), and its ages in seconds
+ * (flow-dump's duration and idle_age, unrounded): since it was added, and
+ * since the last burst of any PMD with a packet of it (since it was added
+ * if none; never more than duration). */
 struct sp_dp_flow_stats {
     uint64_t packets, bytes;
+    double duration, idle_age;
 };
 /* Calls fn for every rule in precedence order, while no rule can be
  * deleted (fn must not add or delete rules); -1 on no memory. The OpenFlow

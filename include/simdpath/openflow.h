@@ -205,6 +205,7 @@ struct sp_of_flow {
     uint64_t cookie;
     uint32_t duration_sec, duration_nsec;
     uint64_t packets, bytes; /* SP_OF_NO_COUNT: not kept */
+    double idle_age; /* seconds since its last packet (sp_of_flow_expiry) */
     char actions[SP_OF_ACTIONS_MAX];
 };
 
@@ -298,6 +299,15 @@ enum {
  * rules with SEND_FLOW_REM). Returns -1 when out of memory. */
 int sp_of_session_flow_removed(struct sp_of_session *s,
                                const struct sp_of_flow *f, uint8_t reason);
+
+/* Why rule f is to be removed now, as ovs-vswitchd decides:
+ * SP_OFPRR_HARD_TIMEOUT once more than its hard_timeout seconds passed
+ * since it was added or last modified (modified_ms and now_ms on one
+ * clock), else SP_OFPRR_IDLE_TIMEOUT once its idle_age (seconds since its
+ * last packet, or since it was added if none; a modify keeps it) is over
+ * its idle_timeout; -1 to keep it. */
+int sp_of_flow_expiry(const struct sp_of_flow *f, uint64_t modified_ms,
+                      uint64_t now_ms, double idle_age);
 
 /* Whether the session wants more input (none while a reply is pending,
  * s->in is full or s->out is at its limit). */

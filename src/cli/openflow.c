@@ -36,7 +36,8 @@
 #define RULE_TEXT_MAX  (2048 + SP_OF_ACTIONS_MAX + 32)
 
 /* What OpenFlow knows of a rule that the datapath does not keep: cookie,
- * timeouts, flags and when it was added. Keyed by match and priority. */
+ * timeouts, flags, when it was added and when last added or modified
+ * (its hard timeout's start). Keyed by match and priority. */
 struct meta {
     struct meta *next;
     struct sp_match match;
@@ -44,6 +45,7 @@ struct meta {
     uint16_t idle_timeout, hard_timeout, flags;
     uint64_t cookie;
     struct timespec added;
+    uint64_t modified_ms;
     unsigned seen; /* snapshot generation that last saw the rule */
 };
 
@@ -124,6 +126,12 @@ meta_find(const struct sp_match *m, uint16_t priority)
     return p ? *p : NULL;
 }
 
+static bool
+timed(const struct meta *e)
+{
+    return e->hard_timeout || e->idle_timeout;
+}
+
 static void
 meta_remove(const struct sp_match *m, uint16_t priority)
 {
@@ -132,7 +140,7 @@ meta_remove(const struct sp_match *m, uint16_t priority)
     if (p && *p) {
         e = *p;
         *p = e->next;
-        ch.n_timed -= e->hard_timeout != 0;
+        ch.n_timed -= timed(e);
         ch.n_meta--;
         free(e);
     }
@@ -184,11 +192,12 @@ meta_set(const struct sp_of_flow_mod *fm)
     e->flags = fm->flags;
     e->seen = ch.generation;
     clock_gettime(CLOCK_MONOTONIC, &e->added);
+    e->modified_ms = now_ms();
     p = &ch.buckets[meta_hash(&e->match, e->priority) & (ch.n_buckets - 1)];
     e->next = *p;
     *p = e;
     ch.n_meta++;
-    ch.n_timed += e->hard_timeout != 0;
+    ch.n_timed += timed(e);
     return 0;
 }
 
@@ -292,6 +301,7 @@ list_rule(void *aux, const struct sp_match *match, uint32_t priority,
     fill_from_meta(f, &l->now);
     f->packets = stats->packets;
     f->bytes = stats->bytes;
+    f->idle_age = stats->idle_age;
 }
 
 /* Every rule of the datapath with its counters and what the meta table
@@ -315,7 +325,7 @@ sw_flows(void *aux, struct sp_of_flow **out, size_t *n_out)
                 struct meta *gone = *p;
 
                 *p = gone->next;
-                ch.n_timed -= gone->hard_timeout != 0;
+                ch.n_timed -= timed(gone);
                 ch.n_meta--;
                 free(gone);
             } else {
@@ -382,6 +392,32 @@ add_rule(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
     return 0;
 }
 
+/* Modify, as ovs-vswitchd: the rule keeps its cookie, timeouts, flags,
+ * counters and the time of its last packet (its idle timeout goes on);
+ * its hard timeout starts again. The actions are swapped in place
+ * (sp_dp_flow_mod), so forwarding has no gap. */
+static int
+modify_rule(const struct sp_of_flow *f, const struct sp_of_flow_mod *fm,
+            struct sp_of_error *err)
+{
+    char text[RULE_TEXT_MAX];
+    struct meta *e = meta_find(&f->match, f->priority);
+    struct sp_err e_dp;
+    unsigned modified;
+
+    rule_text(text, sizeof text, &f->match, f->priority, fm->actions);
+    if (sp_dp_flow_mod(ch.dp, text, true, &modified, &e_dp)) {
+        err->type = SP_OFPET_FLOW_MOD_FAILED;
+        err->code = SP_OFPFMFC_UNKNOWN;
+        snprintf(err->why, sizeof err->why, "%.150s", e_dp.msg);
+        return -1;
+    }
+    if (e) {
+        e->modified_ms = now_ms();
+    }
+    return 0;
+}
+
 static bool
 overlaps(const struct sp_match *a, const struct sp_match *b)
 {
@@ -405,13 +441,6 @@ sw_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
     int rc = 0;
 
     (void)aux;
-    if (fm->idle_timeout && fm->command <= SP_OFPFC_MODIFY_STRICT) {
-        err->type = SP_OFPET_FLOW_MOD_FAILED;
-        err->code = SP_OFPFMFC_BAD_TIMEOUT;
-        snprintf(err->why, sizeof err->why,
-                 "idle_timeout: simdpath keeps no per-rule hit times");
-        return -1;
-    }
     if (fm->command == SP_OFPFC_ADD && !(fm->flags & SP_OFPFF_CHECK_OVERLAP)) {
         return add_rule(fm, err);
     }
@@ -438,8 +467,6 @@ sw_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
         return add_rule(fm, err);
     }
     for (size_t i = 0; i < n && !rc; i++) {
-        struct sp_of_flow_mod mod;
-
         if (!sp_of_flow_selected(fm, &flows[i], strict)) {
             continue;
         }
@@ -447,20 +474,7 @@ sw_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
             delete_rule(&flows[i], SP_OFPRR_DELETE);
             continue;
         }
-        /* Modify keeps the rule's cookie, timeouts and flags; the new
-         * actions replace the old ones by delete and add, so a packet in
-         * between may find no rule. */
-        mod = *fm;
-        mod.match = flows[i].match;
-        mod.priority = flows[i].priority;
-        mod.cookie = flows[i].cookie;
-        mod.hard_timeout = flows[i].hard_timeout;
-        mod.idle_timeout = flows[i].idle_timeout;
-        mod.flags = flows[i].flags;
-        /* A rule deleted meanwhile (ctl) is left deleted. */
-        if (!delete_rule(&flows[i], -1)) {
-            rc = add_rule(&mod, err);
-        }
+        rc = modify_rule(&flows[i], fm, err);
     }
     free(flows);
     return rc;
@@ -504,22 +518,31 @@ sw_table(void *aux, struct sp_of_table *out)
     }
 }
 
-/* Hard timeouts, checked once a second. */
+/* Hard and idle timeouts, checked about once a second (as
+ * ovs-vswitchd), here and never in a PMD: the idle time is the rules'
+ * per-PMD time of their last packet that the listing reads. */
 static void
 expire_rules(void)
 {
     struct sp_of_flow *flows;
-    struct timespec now;
+    uint64_t now;
     size_t n;
 
     if (!ch.n_timed || sw_flows(NULL, &flows, &n)) {
         return;
     }
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    now = now_ms();
     for (size_t i = 0; i < n; i++) {
-        if (flows[i].hard_timeout &&
-            flows[i].duration_sec >= flows[i].hard_timeout) {
-            delete_rule(&flows[i], SP_OFPRR_HARD_TIMEOUT);
+        const struct meta *e = meta_find(&flows[i].match, flows[i].priority);
+        int reason;
+
+        if (!e || !timed(e)) {
+            continue;
+        }
+        reason = sp_of_flow_expiry(&flows[i], e->modified_ms, now,
+                                   flows[i].idle_age);
+        if (reason >= 0) {
+            delete_rule(&flows[i], reason);
         }
     }
     free(flows);

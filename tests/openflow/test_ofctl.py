@@ -154,14 +154,14 @@ def oxm(field, value):
 
 
 def flow_mod(xid, priority, match_oxms, port=None, command=0, hard=0,
-             flags=0, cookie=0):
+             flags=0, cookie=0, idle=0):
     match = struct.pack("!HH", 1, 4 + len(match_oxms)) + match_oxms
     match += b"\0" * ((8 - len(match) % 8) % 8)
     insts = b""
     if port is not None:
         action = struct.pack("!HHIH6x", 0, 16, port, 0xffff)
         insts = struct.pack("!HH4x", 4, 8 + len(action)) + action
-    body = struct.pack("!QQBBHHHIIIH2x", cookie, 0, 0, command, 0, hard,
+    body = struct.pack("!QQBBHHHIIIH2x", cookie, 0, 0, command, idle, hard,
                        priority, 0xffffffff, 0xffffffff, 0xffffffff, flags)
     return msg(14, body + match + insts, xid=xid)
 
@@ -254,7 +254,6 @@ def test_ofctl(proc):
     # Refusals ovs-ofctl reports with their names.
     for rule, err in (("actions=CONTROLLER", "OFPBAC_BAD_OUT_PORT"),
                       ("table=1,actions=drop", "OFPFMFC_BAD_TABLE_ID"),
-                      ("idle_timeout=5,actions=drop", "OFPFMFC_BAD_TIMEOUT"),
                       ("actions=group:1", "OFPBAC_BAD_OUT_GROUP"),
                       ("actions=output:9", "OFPBAC_BAD_OUT_PORT")):
         p = ofctl("add-flow", TARGET, rule, check_rc=False)
@@ -264,6 +263,49 @@ def test_ofctl(proc):
     check("flow_count=4" in p.stdout, "dump-aggregate: " + p.stdout)
     ofctl("del-flows", TARGET)
     check(flows_text() == [], "del-flows empties the table")
+    check(proc.poll() is None, "simdpath still runs")
+
+
+def wait_flows(done):
+    """Polls dump-flows until done(rules) holds; the rules then, or None
+    if the cap passed."""
+    deadline = time.time() + CAP
+    while time.time() < deadline:
+        rules = flows_text()
+        if done(rules):
+            return rules
+        time.sleep(0.2)
+    return None
+
+
+def test_idle(proc):
+    """idle_timeout: a rule no packet hits goes, one that traffic hits all
+    the time stays, and mod-flows keeps the timeout."""
+    hit = "priority=500,udp actions=output:2"
+    # The rule traffic hits has 10 s, so that a PMD starved of CPU on a
+    # loaded machine for a while still keeps it; the other 1 s.
+    ofctl("add-flow", TARGET,
+          "priority=500,udp,idle_timeout=10,actions=output:2")
+    ofctl("add-flow", TARGET,
+          "priority=500,ipv6,idle_timeout=1,actions=drop")
+    rules = flows_text()
+    check(any("idle_timeout=10, priority=500,udp" in r for r in rules),
+          "dump-flows shows the idle timeout: %s" % rules)
+    check(wait_tx(2, 1000) is not None, "udp reaches port 2")
+    rules = wait_flows(lambda rules: not any("ipv6" in r for r in rules))
+    check(rules is not None, "the rule no packet hits goes")
+    check(rules is not None and any(hit in r for r in rules),
+          "the rule traffic hits stays: %s" % rules)
+    check(wait_tx(2, 20000) is not None and
+          any(hit in r for r in flows_text()),
+          "and stays while 20,000 more packets flow: %s" % flows_text())
+    ofctl("mod-flows", TARGET, "udp,actions=output:3")
+    check(wait_tx(3, 20000) is not None,
+          "udp reaches port 3 after mod-flows")
+    rules = flows_text()
+    check(any("idle_timeout=10, priority=500,udp actions=output:3" in r
+              for r in rules), "mod-flows keeps idle_timeout: %s" % rules)
+    ofctl("del-flows", TARGET)
     check(proc.poll() is None, "simdpath still runs")
 
 
@@ -387,6 +429,21 @@ def accept_switch(ctrl):
     return Conn(sock)
 
 
+def flows_removed(c, n):
+    """The next n FLOW_REMOVED from c: {cookie: (priority, reason,
+    packets, bytes)}."""
+    removed = {}
+    while len(removed) < n:
+        m = c.recv()
+        if m is None:
+            break
+        if m[1] == 11:
+            cookie, prio, reason = struct.unpack("!QHB", m[8:19])
+            removed[cookie] = (prio, reason) + struct.unpack("!QQ",
+                                                             m[32:48])
+    return removed
+
+
 def test_controller(proc, ctrl):
     """--controller: the switch connects, takes rules, connects again
     after the controller goes, and the rules stay (--fail-mode secure)."""
@@ -418,16 +475,28 @@ def test_controller(proc, ctrl):
                 flow_mod(14, 403, oxm(5, b"\x08\x06"), port=2, flags=1,
                          cookie=0xdef) +
                 flow_mod(15, 403, oxm(5, b"\x08\x06"), command=4))
-    removed = {}
-    while len(removed) < 2:
-        m = c.recv()
-        if m is None:
-            break
-        if m[1] == 11:
-            cookie, prio, reason = struct.unpack("!QHB", m[8:19])
-            removed[cookie] = (prio, reason)
+    removed = {k: v[:2] for k, v in flows_removed(c, 2).items()}
     check(removed == {0xabc: (402, 1), 0xdef: (403, 2)},
           "FLOW_REMOVED for the expired and the deleted rule: %s" % removed)
+    # Idle timeouts with SEND_FLOW_REM: a rule hit by udp to 10.0.0.1
+    # until a rule above it takes that traffic goes with reason
+    # IDLE_TIMEOUT and its counts (every udp frame is 60 bytes); one no
+    # packet hits goes with zero counts.
+    udp = (oxm(5, b"\x08\x00") + oxm(10, b"\x11") +
+           oxm(12, bytes([10, 0, 0, 1])))
+    c.s.sendall(flow_mod(16, 410, udp, port=2, idle=3, flags=1,
+                         cookie=0x1d1e) +
+                flow_mod(17, 411, oxm(5, b"\x86\xdd"), port=2, idle=1,
+                         flags=1, cookie=0x1d1f) + msg(20, xid=18))
+    m = c.recv()
+    check(m and m[1] == 21, "barrier reply after the idle rules")
+    check(wait_tx(2, 1000) is not None, "udp reaches port 2 by the idle rule")
+    c.s.sendall(flow_mod(19, 420, udp, port=3))
+    removed = flows_removed(c, 2)
+    hit = removed.get(0x1d1e)
+    check(hit and hit[:2] == (410, 0) and hit[2] >= 1000 and
+          hit[3] == 60 * hit[2] and removed.get(0x1d1f) == (411, 0, 0, 0),
+          "FLOW_REMOVED IDLE_TIMEOUT with the rules' counts: %s" % removed)
     c.s.close()
     c = accept_switch(ctrl)
     check(c is not None and c.echo_ok(),
@@ -476,6 +545,7 @@ def main():
             except OSError:
                 time.sleep(0.1)
         test_ofctl(proc)
+        test_idle(proc)
         test_malformed(proc)
         test_controller(proc, ctrl)
         rc, _, err = ctl("stop")
