@@ -76,6 +76,8 @@ struct channel {
     size_t n_buckets, n_meta, n_timed;
     unsigned generation;
     struct timespec started;
+    /* Each port's link as last told to the controllers. */
+    bool link_down[SP_IO_MAX_PORTS + 1];
 };
 
 static struct channel ch = {.listen_fd = -1, .ctrl_fd = -1, .wake = {-1, -1}};
@@ -501,6 +503,28 @@ sw_port(void *aux, unsigned port, struct sp_of_port *out)
     }
     clock_gettime(CLOCK_MONOTONIC, &now);
     out->duration_sec = (uint32_t)(now.tv_sec - ch.started.tv_sec);
+    out->link_down = !sp_io_port_link_up(port);
+}
+
+/* Ports' links, polled about once a second (DPDK's link-state interrupt
+ * is not available on every device): a change goes to every connection
+ * as PORT_STATUS (MODIFY, with the port's description), as ovs-vswitchd
+ * sends it when a carrier comes or goes. */
+static void
+poll_links(void)
+{
+    for (unsigned port = 1; port <= ch.config->n_ports; port++) {
+        struct sp_of_port p = {.port_no = port};
+
+        sw_port(NULL, port, &p);
+        if (p.link_down == ch.link_down[port]) {
+            continue;
+        }
+        ch.link_down[port] = p.link_down;
+        for (unsigned i = 0; i < ch.n_conns; i++) {
+            sp_of_session_port_status(&ch.conns[i].s, &p, SP_OFPPR_MODIFY);
+        }
+    }
 }
 
 static void
@@ -886,6 +910,7 @@ channel_thread(void *arg)
         }
         if (now_ms() >= next_expiry) {
             expire_rules();
+            poll_links();
             next_expiry = now_ms() + 1000;
         }
     }
@@ -920,6 +945,9 @@ sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,
     };
     ch.ctrl_backoff_ms = BACKOFF_MIN_MS;
     clock_gettime(CLOCK_MONOTONIC, &ch.started);
+    for (unsigned port = 1; port <= config->n_ports; port++) {
+        ch.link_down[port] = !sp_io_port_link_up(port);
+    }
     if (pipe2(ch.wake, O_CLOEXEC)) {
         return sp_err_set(err, "openflow: pipe: %s", strerror(errno));
     }

@@ -29,21 +29,13 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from report import RESULTS, check, conserved, counters, no_leak  # noqa
 
 sys.path.insert(0, HERE)
-from traffic import frame, write_pcap  # noqa
+from traffic import frame, free_port, wait_listening, write_pcap  # noqa
 
 EXE = os.path.abspath(sys.argv[1])
 OFCTL = shutil.which("ovs-ofctl")
 WORK = tempfile.mkdtemp(prefix="simdpath-of-")
 CTL = os.path.join(WORK, "ctl.sock")
 CAP = 120  # seconds: a safety net, never the condition
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 PORT = free_port()
@@ -537,13 +529,7 @@ def main():
         cwd=WORK, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     try:
-        deadline = time.time() + CAP
-        while time.time() < deadline and proc.poll() is None:
-            try:
-                socket.create_connection(("127.0.0.1", PORT), 1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_listening(proc, PORT, CAP)
         test_ofctl(proc)
         test_idle(proc)
         test_malformed(proc)

@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Traffic for the OpenFlow tests: IPv4 UDP and TCP frames and a pcap of
-them (no checksums: the rules do not look at them)."""
+them (no checksums: the rules do not look at them); and the port the
+switch listens on."""
+import socket
 import struct
+import time
 
 
 def frame(proto, dst_ip, sport, dport):
@@ -20,3 +23,24 @@ def write_pcap(path, frames):
         f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
         for i, fr in enumerate(frames):
             f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_listening(proc, port, cap):
+    """Waits until process proc listens on 127.0.0.1:port, at most cap
+    seconds (a safety net); False if it did not."""
+    deadline = time.time() + cap
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), 1).close()
+            return True
+        except OSError:
+            time.sleep(0.1)
+    return False
