@@ -22,6 +22,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -410,6 +411,129 @@ def test_malformed(proc):
     check(rx_packets() >= before + 1000, "forwarding never stopped")
 
 
+def pmd_packets():
+    """PMD 0's packet count from ctl counters-show (a thread of its own,
+    not the OpenFlow one)."""
+    _, out, _ = ctl("counters-show")
+    m = re.search(r"^pmd 0: packets (\d+)", out, re.M)
+    return int(m.group(1)) if m else -1
+
+
+def forwards_during(action):
+    """Runs action() in a thread, again until PMD 0's packet count, read
+    while it runs, has grown beyond its count when that run began (on a
+    machine so loaded that the PMD got no CPU during one run, the next
+    is tried; the cap is a safety net). Returns (the last run's result,
+    whether the PMD was seen forwarding during a run)."""
+    deadline = time.time() + CAP
+    while True:
+        result = []
+        th = threading.Thread(target=lambda: result.append(action()))
+        before = pmd_packets()
+        th.start()
+        seen = False
+        while th.is_alive() and not seen:
+            seen = pmd_packets() > before >= 0
+        th.join()
+        if seen or time.time() > deadline:
+            return result[0] if result else None, seen
+
+
+def test_malformed_more(proc):
+    """What test_malformed leaves out: messages of the largest length,
+    headers cut short at the end of a connection, a FLOW_MOD shorter than
+    its fixed part or with a match longer than itself, and a flood of bad
+    FLOW_MODs that the peer does not read while it sends (the switch stops
+    reading once 256 KiB of errors wait, then goes on): every one
+    answered with its error and xid, in order, the connection alive, and
+    the PMD forwarding all along."""
+    c = Conn()
+    big = 65535
+    # A multipart request of the largest length, of every type it can
+    # carry a body for; an unknown message as large.
+    for body, want in ((struct.pack("!HH4x", 13, 0), (1, 6)),
+                       (struct.pack("!HH4x", 4, 0), (1, 6)),
+                       (struct.pack("!HH4x", 12, 0), (13, 5)),
+                       (struct.pack("!HH4x", 1, 0) +
+                        struct.pack("!B3xII4xQQ", 0xff, 0xffffffff,
+                                    0xffffffff, 0, 0) +
+                        struct.pack("!HH", 1, 65530), (4, 1))):
+        m = msg(18, body + b"\0" * (big - 8 - len(body)), xid=31)
+        c.s.sendall(m)
+        r = c.recv()
+        check(c.error_of(r) == want and len(r) == 12 + 64 and
+              r[4:8] == struct.pack("!I", 31),
+              "65535-byte multipart %s: error %s, got %s"
+              % (body[:4].hex(), want, c.error_of(r)))
+    c.s.sendall(msg(99, b"\0" * (big - 8), xid=32))
+    check(c.error_of(c.recv()) == (1, 1), "65535-byte unknown type: "
+          "BAD_TYPE")
+    # FLOW_MODs of wrong lengths: shorter than the fixed part, and a match
+    # whose length runs past the message.
+    fm = flow_mod(33, 1, oxm(5, b"\x08\x00"), port=2)
+    c.s.sendall(msg(14, fm[8:40], xid=33))
+    check(c.error_of(c.recv()) == (1, 6), "FLOW_MOD of 40 bytes: BAD_LEN")
+    long_match = fm[:50] + struct.pack("!H", 400) + fm[52:]
+    c.s.sendall(long_match)
+    r = c.recv()
+    check(c.error_of(r) == (4, 1),
+          "FLOW_MOD whose match runs past it: OFPBMC_BAD_LEN, got %s"
+          % (c.error_of(r),))
+    check(c.echo_ok(), "the connection survives the largest messages")
+
+    # 20,000 bad FLOW_MODs (a prerequisite missing) sent by a thread while
+    # nothing is read, then read: every error, in order.
+    n = 20000
+    bad = b"".join(flow_mod(1000 + i, 7, oxm(12, b"\x01\x02\x03\x04"),
+                            port=2) for i in range(n))
+
+    def error_flood():
+        sender = threading.Thread(target=c.s.sendall,
+                                  args=(bad + msg(20, xid=999),))
+        sender.start()
+        xids = []
+        while True:
+            r = c.recv()
+            if r is None or r[1] == 21:
+                break
+            if c.error_of(r) == (4, 9):
+                xids.append(struct.unpack("!I", r[4:8])[0])
+        sender.join()
+        return xids
+
+    xids, seen = forwards_during(error_flood)
+    check(xids == list(range(1000, 1000 + n)),
+          "every bad FLOW_MOD of the flood answered BAD_PREREQ in order "
+          "(%d of %d)" % (len(xids or []), n))
+    check(seen, "the PMD forwards during the flood of errors")
+    check(c.echo_ok(), "the connection survives the flood of errors")
+    c.s.close()
+
+    # Headers cut short: 4 bytes then close; 8 bytes of a 65535-byte
+    # message then close. The switch goes on.
+    for part in (msg(5)[:4], msg(14, length=big)[:8]):
+        h = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+        h.sendall(part)
+        h.close()
+    c = Conn()
+    check(c.echo_ok(), "a new connection is served after cut headers")
+    c.s.close()
+
+    # A flood of good FLOW_MODs from ovs-ofctl add-flows while the PMD
+    # forwards: it counts packets all along.
+    rules = os.path.join(WORK, "flood.txt")
+    with open(rules, "w") as f:
+        for i in range(20000):
+            f.write("priority=9,udp,nw_dst=10.%d.%d.%d,actions=output:3\n"
+                    % (i >> 16, (i >> 8) & 255, i & 255))
+    p, seen = forwards_during(lambda: ofctl("add-flows", TARGET, rules))
+    check(seen, "the PMD forwards during add-flows")
+    check("flow_count=20000" in ofctl("dump-aggregate", TARGET).stdout,
+          "add-flows of 20,000 rules applied")
+    ofctl("del-flows", TARGET)
+    check(proc.poll() is None, "simdpath still runs")
+
+
 def accept_switch(ctrl):
     """The switch's next connection to the controller socket."""
     ctrl.settimeout(CAP)
@@ -533,6 +657,7 @@ def main():
         test_ofctl(proc)
         test_idle(proc)
         test_malformed(proc)
+        test_malformed_more(proc)
         test_controller(proc, ctrl)
         rc, _, err = ctl("stop")
         check(rc == 0, "ctl stop: " + err)
