@@ -1106,6 +1106,51 @@ test_flow_del_strict_and_loose(void **state)
     sp_dp_destroy(dp);
 }
 
+/* The batch delete takes each rule by its exact match and priority, says
+ * which were there (one named twice is deleted once), and leaves the
+ * others. */
+static void
+test_flows_del_exact(void **state)
+{
+    static const char *const rules[] = {
+        "priority=10,udp,tp_src=1000,actions=output:2",
+        "priority=20,udp,tp_src=1000,actions=output:2",
+        "priority=30,ip,actions=output:3",
+        "priority=5,arp,actions=output:3",
+        NULL,
+    };
+    static const char *const names[] = {
+        "priority=20,udp,tp_src=1000",
+        "priority=15,udp,tp_src=1000",
+        "priority=30,udp",
+        "priority=5,arp",
+        "priority=20,udp,tp_src=1000",
+    };
+    static const bool want[] = {true, false, false, true, false};
+    struct sp_match matches[5];
+    uint32_t priorities[5];
+    bool deleted[5];
+    struct sp_dp *dp;
+    char *text;
+
+    (void)state;
+    for (unsigned i = 0; i < 5; i++) {
+        matches[i] = sp_test_match(names[i], &priorities[i]);
+    }
+    dp = make_dp(rules, 2);
+    assert_int_equal(
+        sp_dp_flows_del_exact(dp, matches, priorities, 5, deleted), 0);
+    assert_memory_equal(deleted, want, sizeof want);
+    assert_int_equal(sp_dp_flow_count(dp), 2);
+    text = dump_text(dp);
+    assert_non_null(strstr(text, "priority=10,udp,tp_src=1000,"));
+    assert_non_null(strstr(text, "priority=30,ip,"));
+    free(text);
+    assert_int_equal(
+        sp_dp_flows_del_exact(dp, matches, priorities, 0, deleted), 0);
+    sp_dp_destroy(dp);
+}
+
 /* flow-mod swaps a rule's actions under traffic: no packet goes without a
  * rule or is lost, both lists forwarded, and the rule's counters went on
  * counting across the changes. Refused changes change nothing. */
@@ -1186,6 +1231,7 @@ main(void)
         cmocka_unit_test(test_equal_actions_one_group),
         cmocka_unit_test(test_rule_counters),
         cmocka_unit_test(test_flow_del_strict_and_loose),
+        cmocka_unit_test(test_flows_del_exact),
         cmocka_unit_test(test_flow_mod_under_traffic),
     };
 

@@ -129,13 +129,7 @@ teardown(void **state)
 static struct sp_match
 match_of(const char *text)
 {
-    struct sp_flow_spec spec;
-    struct sp_err err;
-
-    if (sp_flow_parse_match(text, &spec, &err)) {
-        fail_msg("%s: column %u: %s", text, err.column, err.msg);
-    }
-    return spec.match;
+    return sp_test_match(text, NULL);
 }
 
 /* A session that has exchanged HELLOs, its output empty. */

@@ -138,6 +138,12 @@ int sp_dp_flow_add(struct sp_dp *dp, const char *rule, struct sp_err *err);
 /* Deletes the rule with exactly this match and priority (as ovs-ofctl
  * --strict); the text may end with actions=..., which is ignored. */
 int sp_dp_flow_del(struct sp_dp *dp, const char *match, struct sp_err *err);
+/* Deletes the rules with exactly matches[i] and priorities[i], all under
+ * one lock and one grace period (a strict flow-del each waits for one);
+ * deleted[i] says whether there was such a rule. -1 (nothing deleted) on
+ * no memory. OpenFlow's deletes and expiries. */
+int sp_dp_flows_del_exact(struct sp_dp *dp, const struct sp_match *matches,
+                          const uint32_t *priorities, size_t n, bool *deleted);
 /* As ovs-ofctl del-flows: strict, the rule with exactly this match and
  * priority; loose, every rule whose match is within this one (each bit it
  * fixes fixed alike; priority ignored; an empty match takes every rule).

@@ -351,22 +351,43 @@ notify_removed(const struct sp_of_flow *f, uint8_t reason)
     }
 }
 
-/* Deletes f's rule; reason is a FLOW_REMOVED reason, or -1 for none. */
+/* Deletes the rules flows[i] whose reasons[i] (a FLOW_REMOVED reason) is
+ * not -1, in one batch: one grace period for all, as a delete of 100,000
+ * rules would otherwise wait for 100,000 (sp_dp_flows_del_exact). A rule
+ * deleted meanwhile (ctl) is left out. -1 on no memory. */
 static int
-delete_rule(const struct sp_of_flow *f, int reason)
+delete_rules(const struct sp_of_flow *flows, size_t n, const int *reasons)
 {
-    char text[RULE_TEXT_MAX];
-    struct sp_err err;
+    struct sp_match *matches = malloc((n ? n : 1) * sizeof *matches);
+    uint32_t *priorities = malloc((n ? n : 1) * sizeof *priorities);
+    size_t *which = malloc((n ? n : 1) * sizeof *which);
+    bool *deleted = malloc(n ? n : 1);
+    size_t m = 0;
+    int rc = -1;
 
-    rule_text(text, sizeof text, &f->match, f->priority, "drop");
-    if (sp_dp_flow_del(ch.dp, text, &err)) {
-        return -1;
+    if (matches && priorities && which && deleted) {
+        for (size_t i = 0; i < n; i++) {
+            if (reasons[i] >= 0) {
+                matches[m] = flows[i].match;
+                priorities[m] = flows[i].priority;
+                which[m++] = i;
+            }
+        }
+        rc = sp_dp_flows_del_exact(ch.dp, matches, priorities, m, deleted);
     }
-    if (reason >= 0) {
-        notify_removed(f, (uint8_t)reason);
+    for (size_t j = 0; !rc && j < m; j++) {
+        const struct sp_of_flow *f = &flows[which[j]];
+
+        if (deleted[j]) {
+            notify_removed(f, (uint8_t)reasons[which[j]]);
+            meta_remove(&f->match, f->priority);
+        }
     }
-    meta_remove(&f->match, f->priority);
-    return 0;
+    free(matches);
+    free(priorities);
+    free(which);
+    free(deleted);
+    return rc;
 }
 
 static int
@@ -420,6 +441,29 @@ modify_rule(const struct sp_of_flow *f, const struct sp_of_flow_mod *fm,
     return 0;
 }
 
+/* DELETE and DELETE_STRICT: the rules the selection takes, at once. */
+static int
+delete_selected(const struct sp_of_flow_mod *fm,
+                const struct sp_of_flow *flows, size_t n, bool strict,
+                struct sp_of_error *err)
+{
+    int *reasons = malloc((n ? n : 1) * sizeof *reasons);
+
+    for (size_t i = 0; reasons && i < n; i++) {
+        reasons[i] =
+            sp_of_flow_selected(fm, &flows[i], strict) ? SP_OFPRR_DELETE : -1;
+    }
+    if (!reasons || delete_rules(flows, n, reasons)) {
+        free(reasons);
+        err->type = SP_OFPET_FLOW_MOD_FAILED;
+        err->code = SP_OFPFMFC_UNKNOWN;
+        snprintf(err->why, sizeof err->why, "out of memory");
+        return -1;
+    }
+    free(reasons);
+    return 0;
+}
+
 static bool
 overlaps(const struct sp_match *a, const struct sp_match *b)
 {
@@ -468,15 +512,14 @@ sw_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
         free(flows);
         return add_rule(fm, err);
     }
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (!sp_of_flow_selected(fm, &flows[i], strict)) {
-            continue;
+    if (fm->command >= SP_OFPFC_DELETE) {
+        rc = delete_selected(fm, flows, n, strict, err);
+    } else {
+        for (size_t i = 0; i < n && !rc; i++) {
+            if (sp_of_flow_selected(fm, &flows[i], strict)) {
+                rc = modify_rule(&flows[i], fm, err);
+            }
         }
-        if (fm->command >= SP_OFPFC_DELETE) {
-            delete_rule(&flows[i], SP_OFPRR_DELETE);
-            continue;
-        }
-        rc = modify_rule(&flows[i], fm, err);
     }
     free(flows);
     return rc;
@@ -549,6 +592,7 @@ static void
 expire_rules(void)
 {
     struct sp_of_flow *flows;
+    int *reasons;
     uint64_t now;
     size_t n;
 
@@ -556,19 +600,20 @@ expire_rules(void)
         return;
     }
     now = now_ms();
-    for (size_t i = 0; i < n; i++) {
+    reasons = malloc((n ? n : 1) * sizeof *reasons);
+    for (size_t i = 0; reasons && i < n; i++) {
         const struct meta *e = meta_find(&flows[i].match, flows[i].priority);
-        int reason;
 
-        if (!e || !timed(e)) {
-            continue;
-        }
-        reason = sp_of_flow_expiry(&flows[i], e->modified_ms, now,
-                                   flows[i].idle_age);
-        if (reason >= 0) {
-            delete_rule(&flows[i], reason);
-        }
+        reasons[i] = e && timed(e)
+                         ? sp_of_flow_expiry(&flows[i], e->modified_ms, now,
+                                             flows[i].idle_age)
+                         : -1;
     }
+    /* Out of memory: tried again at the next check. */
+    if (reasons) {
+        delete_rules(flows, n, reasons);
+    }
+    free(reasons);
     free(flows);
 }
 

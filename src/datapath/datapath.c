@@ -687,6 +687,20 @@ select_rules(struct sp_dp *dp, const struct sp_flow_spec *spec, bool strict,
     return rules;
 }
 
+/* Frees the counter lines of removed rules once no PMD holds the rules
+ * nor counts into their lines: after a grace period, one for all. */
+static void
+free_lines_after_grace(struct flow_line **lines, unsigned n)
+{
+    if (n) {
+        synchronize_rcu();
+    }
+    for (unsigned i = 0; i < n; i++) {
+        free(lines[i]);
+    }
+    free(lines);
+}
+
 int
 sp_dp_flow_del_matching(struct sp_dp *dp, const char *text, bool strict,
                         unsigned *deleted, struct sp_err *err)
@@ -715,16 +729,36 @@ sp_dp_flow_del_matching(struct sp_dp *dp, const char *text, bool strict,
     }
     pthread_mutex_unlock(&dp->del_lock);
     free(rules);
-    /* No PMD holds a removed rule, nor counts into its lines, after a
-     * grace period. */
-    if (n) {
-        synchronize_rcu();
-    }
-    for (unsigned i = 0; i < n; i++) {
-        free(lines[i]);
-    }
-    free(lines);
+    free_lines_after_grace(lines, n);
     *deleted = n;
+    return 0;
+}
+
+int
+sp_dp_flows_del_exact(struct sp_dp *dp, const struct sp_match *matches,
+                      const uint32_t *priorities, size_t n, bool *deleted)
+{
+    struct flow_line **lines = malloc((n ? n : 1) * sizeof *lines);
+    unsigned found = 0;
+
+    if (!lines) {
+        return -1;
+    }
+    pthread_mutex_lock(&dp->del_lock);
+    for (size_t i = 0; i < n; i++) {
+        /* A removed rule is unlinked at once: named twice, it is found
+         * once. */
+        const struct sp_rule *r =
+            sp_cls_find(dp->cls, &matches[i], priorities[i]);
+
+        deleted[i] = r != NULL;
+        if (r) {
+            lines[found++] = r->aux;
+            sp_cls_remove(dp->cls, r);
+        }
+    }
+    pthread_mutex_unlock(&dp->del_lock);
+    free_lines_after_grace(lines, found);
     return 0;
 }
 
