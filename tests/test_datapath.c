@@ -398,6 +398,25 @@ static const char *const sharing_rules[] = {
     NULL,
 };
 
+/* sp_dp_flows_stats_exact reads a rule by its match and priority as the
+ * listing does, and finds no rule for another priority. */
+static void
+check_stats_exact(struct sp_dp *dp, const struct rule_counts *c)
+{
+    struct sp_match m[2];
+    uint32_t prio[2];
+    struct sp_dp_flow_stats st[2];
+    bool found[2];
+
+    m[0] = sp_test_match("priority=30,in_port=1,arp", &prio[0]);
+    m[1] = sp_test_match("priority=31,in_port=1,arp", &prio[1]);
+    sp_dp_flows_stats_exact(dp, m, prio, 2, st, found);
+    assert_true(found[0] && !found[1]);
+    assert_int_equal(st[0].packets, c->arp_packets);
+    assert_int_equal(st[0].bytes, c->arp_bytes);
+    assert_true(st[0].idle_age <= st[0].duration);
+}
+
 /* sp_dp_flows_foreach gives each rule the packets and bytes (as received)
  * it took, with one PMD thread and several, also when rules share their
  * action list. */
@@ -431,6 +450,7 @@ test_foreach_counters(void **state)
         assert_true(c.bytes > 0 && c.bytes < bytes);
         assert_int_equal(c.arp_packets, arp_packets);
         assert_int_equal(c.arp_bytes, arp_bytes);
+        check_stats_exact(dp, &c);
         sp_dp_destroy(dp);
     }
     sim_reset();

@@ -183,6 +183,12 @@ typedef void sp_dp_flow_fn(void *aux, const struct sp_match *match,
                            uint32_t priority, const struct sp_actions *actions,
                            const struct sp_dp_flow_stats *stats);
 int sp_dp_flows_foreach(struct sp_dp *dp, sp_dp_flow_fn *fn, void *aux);
+/* The counters of the rules with exactly matches[i] and priorities[i]
+ * (found[i] false for none), read at one time, without listing every
+ * rule: the OpenFlow channel's timeout checks. */
+void sp_dp_flows_stats_exact(struct sp_dp *dp, const struct sp_match *matches,
+                             const uint32_t *priorities, size_t n,
+                             struct sp_dp_flow_stats *stats, bool *found);
 unsigned sp_dp_flow_count(struct sp_dp *dp);
 
 /* Housekeeping, about once a second from a control thread: subtables are

@@ -1033,6 +1033,27 @@ sp_dp_flows_foreach(struct sp_dp *dp, sp_dp_flow_fn *fn, void *aux)
     return 0;
 }
 
+void
+sp_dp_flows_stats_exact(struct sp_dp *dp, const struct sp_match *matches,
+                        const uint32_t *priorities, size_t n,
+                        struct sp_dp_flow_stats *stats, bool *found)
+{
+    struct clock_reading c;
+
+    read_clock(dp, &c);
+    pthread_mutex_lock(&dp->del_lock);
+    for (size_t i = 0; i < n; i++) {
+        const struct sp_rule *r =
+            sp_cls_find(dp->cls, &matches[i], priorities[i]);
+
+        found[i] = r != NULL;
+        if (r) {
+            rule_flow_stats(dp, r, &c, &stats[i]);
+        }
+    }
+    pthread_mutex_unlock(&dp->del_lock);
+}
+
 unsigned
 sp_dp_flow_count(struct sp_dp *dp)
 {
