@@ -464,6 +464,44 @@ delete_selected(const struct sp_of_flow_mod *fm,
     return 0;
 }
 
+/* A MODIFY_STRICT or DELETE_STRICT that does not select by output: its
+ * one rule looked up by match and priority (sp_dp_flows_stats_exact), as
+ * a listing of every rule for each would make a flood of them take
+ * quadratic time. */
+static int
+strict_flow_mod(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
+{
+    struct sp_of_flow *f = calloc(1, sizeof *f);
+    uint32_t priority = fm->priority;
+    struct sp_dp_flow_stats stats;
+    struct timespec now;
+    int rc = 0;
+    bool found;
+
+    if (!f) {
+        err->type = SP_OFPET_FLOW_MOD_FAILED;
+        err->code = SP_OFPFMFC_UNKNOWN;
+        snprintf(err->why, sizeof err->why, "out of memory");
+        return -1;
+    }
+    sp_dp_flows_stats_exact(ch.dp, &fm->match, &priority, 1, &stats, &found);
+    if (found) {
+        f->match = fm->match;
+        f->priority = fm->priority;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        fill_from_meta(f, &now);
+        f->packets = stats.packets;
+        f->bytes = stats.bytes;
+    }
+    if (found && sp_of_flow_selected(fm, f, true)) {
+        rc = fm->command == SP_OFPFC_DELETE_STRICT
+                 ? delete_selected(fm, f, 1, true, err)
+                 : modify_rule(f, fm, err);
+    }
+    free(f);
+    return rc;
+}
+
 static bool
 overlaps(const struct sp_match *a, const struct sp_match *b)
 {
@@ -489,6 +527,10 @@ sw_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
     (void)aux;
     if (fm->command == SP_OFPFC_ADD && !(fm->flags & SP_OFPFF_CHECK_OVERLAP)) {
         return add_rule(fm, err);
+    }
+    if (strict && fm->out_port == SP_OFPP_ANY &&
+        fm->out_group == SP_OFPG_ANY) {
+        return strict_flow_mod(fm, err);
     }
     if (sw_flows(NULL, &flows, &n)) {
         err->type = SP_OFPET_FLOW_MOD_FAILED;
