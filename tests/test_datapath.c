@@ -413,6 +413,25 @@ static const char *const sharing_rules[] = {
     NULL,
 };
 
+/* sp_dp_flows_stats_exact reads a rule by its match and priority as the
+ * listing does, and finds no rule for another priority. */
+static void
+check_stats_exact(struct sp_dp *dp, const struct rule_counts *c)
+{
+    struct sp_match m[2];
+    uint32_t prio[2];
+    struct sp_dp_flow_stats st[2];
+    bool found[2];
+
+    m[0] = sp_test_match("priority=30,in_port=1,arp", &prio[0]);
+    m[1] = sp_test_match("priority=31,in_port=1,arp", &prio[1]);
+    sp_dp_flows_stats_exact(dp, m, prio, 2, st, found);
+    assert_true(found[0] && !found[1]);
+    assert_int_equal(st[0].packets, c->arp_packets);
+    assert_int_equal(st[0].bytes, c->arp_bytes);
+    assert_true(st[0].idle_age <= st[0].duration);
+}
+
 /* sp_dp_flows_foreach gives each rule the packets and bytes (as received)
  * it took, with one PMD thread and several, also when rules share their
  * action list. */
@@ -446,6 +465,7 @@ test_foreach_counters(void **state)
         assert_true(c.bytes > 0 && c.bytes < bytes);
         assert_int_equal(c.arp_packets, arp_packets);
         assert_int_equal(c.arp_bytes, arp_bytes);
+        check_stats_exact(dp, &c);
         sp_dp_destroy(dp);
     }
     sim_reset();
@@ -1213,6 +1233,49 @@ test_flow_del_strict_and_loose(void **state)
     sp_dp_destroy(dp);
 }
 
+/* The batch delete takes each rule by its exact match and priority, says
+ * which were there (one named twice is deleted once), and leaves the
+ * others. */
+static void
+test_flows_del_exact(void **state)
+{
+    static const char *const rules[] = {
+        "priority=10,udp,tp_src=1000,actions=output:2",
+        "priority=20,udp,tp_src=1000,actions=output:2",
+        "priority=30,ip,actions=output:3",
+        "priority=5,arp,actions=output:3",
+        NULL,
+    };
+    static const char *const names[] = {
+        "priority=20,udp,tp_src=1000",
+        "priority=15,udp,tp_src=1000",
+        "priority=30,udp",
+        "priority=5,arp",
+        "priority=20,udp,tp_src=1000",
+    };
+    static const bool want[] = {true, false, false, true, false};
+    struct sp_match matches[5];
+    uint32_t priorities[5];
+    bool deleted[5];
+    struct sp_dp *dp;
+    char *text;
+
+    (void)state;
+    for (unsigned i = 0; i < 5; i++) {
+        matches[i] = sp_test_match(names[i], &priorities[i]);
+    }
+    dp = make_dp(rules, 2);
+    sp_dp_flows_del_exact(dp, matches, priorities, 5, deleted);
+    assert_memory_equal(deleted, want, sizeof want);
+    assert_int_equal(sp_dp_flow_count(dp), 2);
+    text = dump_text(dp);
+    assert_non_null(strstr(text, "priority=10,udp,tp_src=1000,"));
+    assert_non_null(strstr(text, "priority=30,ip,"));
+    free(text);
+    sp_dp_flows_del_exact(dp, matches, priorities, 0, deleted);
+    sp_dp_destroy(dp);
+}
+
 /* flow-mod swaps a rule's actions under traffic: no packet goes without a
  * rule or is lost, both lists forwarded, and the rule's counters went on
  * counting across the changes. Refused changes change nothing. */
@@ -1471,6 +1534,7 @@ main(void)
         cmocka_unit_test(test_emc_bypass_recovers),
         cmocka_unit_test(test_rule_counters),
         cmocka_unit_test(test_flow_del_strict_and_loose),
+        cmocka_unit_test(test_flows_del_exact),
         cmocka_unit_test(test_flow_mod_under_traffic),
         cmocka_unit_test(test_controller_path),
     };

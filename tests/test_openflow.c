@@ -92,6 +92,8 @@ fake_port(void *aux, unsigned port, struct sp_of_port *out)
     out->rx_bytes = out->tx_bytes = SP_OF_NO_COUNT;
     out->rx_dropped = out->tx_dropped = 0;
     out->rx_errors = out->tx_errors = SP_OF_NO_COUNT;
+    out->hw_addr[5] = (uint8_t)port;
+    out->link_down = port == 3;
 }
 
 static void
@@ -164,13 +166,7 @@ teardown(void **state)
 static struct sp_match
 match_of(const char *text)
 {
-    struct sp_flow_spec spec;
-    struct sp_err err;
-
-    if (sp_flow_parse_match(text, &spec, &err)) {
-        fail_msg("%s: column %u: %s", text, err.column, err.msg);
-    }
-    return spec.match;
+    return sp_test_match(text, NULL);
 }
 
 /* A session that has exchanged HELLOs, its output empty. */
@@ -1174,6 +1170,144 @@ test_flow_removed(void **state)
     sp_of_session_free(&s);
 }
 
+/* The timeouts with a clock the test turns: a rule hit now and then
+ * stays while its hits come within idle_timeout, goes IDLE_TIMEOUT once
+ * they stop; the hard timeout counts from the last add or modify, whatever
+ * the hits; the hard one wins when both are due; no timeout, no expiry. */
+static void
+test_flow_expiry(void **state)
+{
+    struct sp_of_flow f;
+    uint64_t added = 5000, last_hit = 5000;
+
+    (void)state;
+    memset(&f, 0, sizeof f);
+    f.idle_timeout = 2;
+    /* Hit every 1.5 s for a minute: never idle. */
+    for (uint64_t now = added; now < added + 60000; now += 100) {
+        if ((now - added) % 1500 == 0) {
+            last_hit = now;
+        }
+        assert_int_equal(
+            sp_of_flow_expiry(&f, added, now, (now - last_hit) / 1000.0), -1);
+    }
+    /* The hits stop: kept at exactly 2 s idle, gone just after. */
+    assert_int_equal(sp_of_flow_expiry(&f, added, last_hit + 2000, 2.0), -1);
+    assert_int_equal(sp_of_flow_expiry(&f, added, last_hit + 2001, 2.001),
+                     SP_OFPRR_IDLE_TIMEOUT);
+    /* A modify does not reset the idle time (the rule's last packet is
+     * kept). */
+    assert_int_equal(
+        sp_of_flow_expiry(&f, last_hit + 1999, last_hit + 2001, 2.001),
+        SP_OFPRR_IDLE_TIMEOUT);
+
+    f.hard_timeout = 10;
+    /* Hit all the time: the hard timeout still comes, 10 s after the add,
+     * and a modify at 8 s moves it to 18 s. */
+    assert_int_equal(sp_of_flow_expiry(&f, added, added + 10000, 0), -1);
+    assert_int_equal(sp_of_flow_expiry(&f, added, added + 10001, 0),
+                     SP_OFPRR_HARD_TIMEOUT);
+    assert_int_equal(sp_of_flow_expiry(&f, added + 8000, added + 10001, 0),
+                     -1);
+    assert_int_equal(sp_of_flow_expiry(&f, added + 8000, added + 18001, 0),
+                     SP_OFPRR_HARD_TIMEOUT);
+    /* Both due: hard. */
+    assert_int_equal(sp_of_flow_expiry(&f, added, added + 20000, 20.0),
+                     SP_OFPRR_HARD_TIMEOUT);
+    /* A clock read before the modify was stamped: not expired. */
+    assert_int_equal(sp_of_flow_expiry(&f, added + 100, added, 0), -1);
+
+    f.idle_timeout = f.hard_timeout = 0;
+    assert_int_equal(sp_of_flow_expiry(&f, 0, UINT64_MAX, 1e9), -1);
+}
+
+/* PORT_STATUS carries the port's description as PORT_DESC has it, the
+ * link state with it; PORT_DESC reports the switch's link states. */
+static void
+test_port_status(void **state)
+{
+    struct sp_of_session s;
+    struct sp_of_port p;
+    uint8_t msg[512];
+    size_t len;
+
+    (void)state;
+    open_session(&s);
+    memset(&p, 0, sizeof p);
+    p.port_no = 2;
+    memcpy(p.hw_addr, "\x02\0\0\0\0\x07", 6);
+    snprintf(p.name, sizeof p.name, "net_tap0");
+    p.link_down = true;
+    assert_int_equal(sp_of_session_port_status(&s, &p, SP_OFPPR_MODIFY), 0);
+    assert_int_equal(pop(&s, msg, &len), SP_OFPT_PORT_STATUS);
+    assert_int_equal(len, 80);
+    assert_int_equal(sp_of_get32(msg + 4), 0);
+    assert_int_equal(msg[8], SP_OFPPR_MODIFY);
+    assert_int_equal(sp_of_get32(msg + 16), 2);
+    assert_memory_equal(msg + 24, p.hw_addr, 6);
+    assert_string_equal((char *)msg + 32, "net_tap0");
+    assert_int_equal(sp_of_get32(msg + 48), 0);
+    assert_int_equal(sp_of_get32(msg + 52), SP_OFPPS_LINK_DOWN);
+    p.link_down = false;
+    assert_int_equal(sp_of_session_port_status(&s, &p, SP_OFPPR_MODIFY), 0);
+    assert_int_equal(pop(&s, msg, &len), SP_OFPT_PORT_STATUS);
+    assert_int_equal(sp_of_get32(msg + 52), SP_OFPPS_LIVE);
+
+    /* The fake switch's port 3 is down, the others up. */
+    multipart(&s, SP_OFPMP_PORT_DESC, NULL, 0);
+    assert_int_equal(pop(&s, msg, &len), SP_OFPT_MULTIPART_REPLY);
+    assert_int_equal(len, 16 + 4 * 64);
+    for (unsigned port = 1; port <= 4; port++) {
+        assert_int_equal(sp_of_get32(msg + 16 + (port - 1) * 64 + 36),
+                         port == 3 ? SP_OFPPS_LINK_DOWN : SP_OFPPS_LIVE);
+    }
+    assert_int_equal(s.out.len, 0);
+    sp_of_session_free(&s);
+}
+
+/* PORT_MOD as ovs-vswitchd checks it: length, port, address; one that
+ * changes nothing is taken without a reply, a config or advertise change
+ * refused with its own code. */
+static void
+test_port_mod(void **state)
+{
+    struct sp_of_session s;
+    uint8_t pm[40] = {4, SP_OFPT_PORT_MOD, 0, 40, 0, 0, 0, 9};
+    uint8_t bad[40];
+
+    (void)state;
+    open_session(&s);
+    pm[11] = 2; /* port 2 */
+    pm[21] = 2; /* its address, 00:00:00:00:00:02 */
+    pm[27] = 1; /* config PORT_DOWN, with a mask of 0: no change */
+    assert_int_equal(sp_of_session_input(&s, pm, sizeof pm), 0);
+    assert_int_equal(s.out.len, 0);
+
+    memcpy(bad, pm, sizeof bad);
+    bad[31] = 1; /* mask PORT_DOWN */
+    expect_error(&s, bad, sizeof bad, SP_OFPET_PORT_MOD_FAILED,
+                 SP_OFPPMFC_BAD_CONFIG);
+    memcpy(bad, pm, sizeof bad);
+    bad[35] = 0x20; /* advertise 1GB_FD */
+    expect_error(&s, bad, sizeof bad, SP_OFPET_PORT_MOD_FAILED,
+                 SP_OFPPMFC_BAD_ADVERTISE);
+    memcpy(bad, pm, sizeof bad);
+    bad[21] = 3;
+    expect_error(&s, bad, sizeof bad, SP_OFPET_PORT_MOD_FAILED,
+                 SP_OFPPMFC_BAD_HW_ADDR);
+    memcpy(bad, pm, sizeof bad);
+    bad[11] = 5;
+    expect_error(&s, bad, sizeof bad, SP_OFPET_PORT_MOD_FAILED,
+                 SP_OFPPMFC_BAD_PORT);
+    bad[8] = bad[9] = bad[10] = bad[11] = 0xff; /* OFPP_ANY */
+    expect_error(&s, bad, sizeof bad, SP_OFPET_PORT_MOD_FAILED,
+                 SP_OFPPMFC_BAD_PORT);
+    memcpy(bad, pm, sizeof bad);
+    bad[3] = 36;
+    expect_error(&s, bad, 36, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_LEN);
+    sp_of_session_free(&s);
+}
+
 static void
 flow_request(struct sp_of_session *s, uint16_t type, uint8_t table,
              const char *match, uint32_t out_port)
@@ -1772,6 +1906,9 @@ main(void)
         cmocka_unit_test(test_bad_messages),
         cmocka_unit_test(test_multipart_simple),
         cmocka_unit_test(test_flow_removed),
+        cmocka_unit_test(test_flow_expiry),
+        cmocka_unit_test(test_port_status),
+        cmocka_unit_test(test_port_mod),
         cmocka_unit_test(test_flow_dump_in_pieces),
         cmocka_unit_test(test_order_after_dump),
         cmocka_unit_test(test_session_truncated),

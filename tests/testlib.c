@@ -6,6 +6,7 @@
 
 #include <urcu-qsbr.h>
 
+#include "simdpath/flow_parse.h"
 #include "testlib.h"
 
 const uint32_t sp_test_batch_sizes[] = {0,  1,  2,  3,  4,  5,  7,  8,  9,
@@ -179,4 +180,19 @@ sp_test_crc32c(const uint8_t *p, size_t len)
         }
     }
     return ~crc;
+}
+
+struct sp_match
+sp_test_match(const char *text, uint32_t *priority)
+{
+    struct sp_flow_spec spec;
+    struct sp_err err;
+
+    if (sp_flow_parse_match(text, &spec, &err)) {
+        fail_msg("%s: column %u: %s", text, err.column, err.msg);
+    }
+    if (priority) {
+        *priority = spec.priority;
+    }
+    return spec.match;
 }

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "simdpath/dispatch.h"
+#include "simdpath/match.h"
 
 /*
  * A buffer whose last byte sits just before an inaccessible page, so a
@@ -67,6 +68,10 @@ uint16_t sp_test_get_be16(const uint8_t *p);
 /* Forces one kernel's variant ("classifier", "avx2"); fails the test if
  * the registry refuses. sp_dispatch_reset() undoes it. */
 void sp_test_force(const char *kernel, const char *variant);
+
+/* The match (and priority, if priority is not NULL) of a rule in flow
+ * syntax; fails the test on a syntax error. */
+struct sp_match sp_test_match(const char *text, uint32_t *priority);
 
 /* Group setup and teardown for tests that look up flow tables: registers
  * the test thread as an RCU (QSBR) reader, and unregisters it. */

@@ -150,6 +150,12 @@ int sp_dp_flow_add(struct sp_dp *dp, const char *rule, struct sp_err *err);
 /* Deletes the rule with exactly this match and priority (as ovs-ofctl
  * --strict); the text may end with actions=..., which is ignored. */
 int sp_dp_flow_del(struct sp_dp *dp, const char *match, struct sp_err *err);
+/* Deletes the rules with exactly matches[i] and priorities[i], all under
+ * one lock, with no text to parse; deleted[i] says whether there was such
+ * a rule. OpenFlow's deletes and expiries. */
+void sp_dp_flows_del_exact(struct sp_dp *dp, const struct sp_match *matches,
+                           const uint32_t *priorities, size_t n,
+                           bool *deleted);
 /* As ovs-ofctl del-flows: strict, the rule with exactly this match and
  * priority; loose, every rule whose match is within this one (each bit it
  * fixes fixed alike; priority ignored; an empty match takes every rule).
@@ -174,9 +180,13 @@ int sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err);
  * flow-add takes back: it ignores the counters); -1 on no memory. */
 int sp_dp_flows_dump(struct sp_dp *dp, FILE *out);
 /* A rule's traffic: packets, and bytes as received, summed over the PMD
- * threads (flow-dump's n_packets and n_bytes). */
+ * threads (flow-dump's n_packets and n_bytes), and its ages in seconds
+ * (flow-dump's duration and idle_age, unrounded): since it was added, and
+ * since the last burst of any PMD with a packet of it (since it was added
+ * if none; never more than duration). */
 struct sp_dp_flow_stats {
     uint64_t packets, bytes;
+    double duration, idle_age;
 };
 /* Calls fn for every rule in precedence order, while no rule can be
  * deleted (fn must not add or delete rules); -1 on no memory. The OpenFlow
@@ -185,6 +195,12 @@ typedef void sp_dp_flow_fn(void *aux, const struct sp_match *match,
                            uint32_t priority, const struct sp_actions *actions,
                            const struct sp_dp_flow_stats *stats);
 int sp_dp_flows_foreach(struct sp_dp *dp, sp_dp_flow_fn *fn, void *aux);
+/* The counters of the rules with exactly matches[i] and priorities[i]
+ * (found[i] false for none), read at one time, without listing every
+ * rule: the OpenFlow channel's timeout checks. */
+void sp_dp_flows_stats_exact(struct sp_dp *dp, const struct sp_match *matches,
+                             const uint32_t *priorities, size_t n,
+                             struct sp_dp_flow_stats *stats, bool *found);
 unsigned sp_dp_flow_count(struct sp_dp *dp);
 
 /* Housekeeping, about once a second from a control thread: subtables are

@@ -108,6 +108,10 @@ void sp_io_numa_check(unsigned port, unsigned queue, unsigned pmd);
 const char *sp_io_port_name(unsigned port);
 /* The port's Ethernet address (zeros if it has none). */
 void sp_io_port_mac(unsigned port, uint8_t mac[6]);
+/* Whether the port's link is up now, without waiting
+ * (rte_eth_link_get_nowait); a device that cannot say is up. For the
+ * control thread: OpenFlow's PORT_STATUS and port descriptions. */
+bool sp_io_port_link_up(unsigned port);
 
 /* What a port's device counted itself (rte_eth_stats): frames it lost
  * before simdpath could receive them (no room in the receive ring,

@@ -133,7 +133,12 @@ enum {
 enum { SP_OFPSCFC_BAD_FLAGS = 0, SP_OFPSCFC_BAD_LEN = 1 };
 enum { SP_OFPGMFC_EPERM = 13 };
 enum { SP_OFPMMFC_INVALID_METER = 1 };
-enum { SP_OFPPMFC_BAD_PORT = 0 };
+enum {
+    SP_OFPPMFC_BAD_PORT = 0,
+    SP_OFPPMFC_BAD_HW_ADDR = 1,
+    SP_OFPPMFC_BAD_CONFIG = 2,
+    SP_OFPPMFC_BAD_ADVERTISE = 3,
+};
 enum { SP_OFPTMFC_BAD_TABLE = 0 };
 enum { SP_OFPTFFC_EPERM = 5 };
 
@@ -213,6 +218,7 @@ struct sp_of_flow {
     uint64_t cookie;
     uint32_t duration_sec, duration_nsec;
     uint64_t packets, bytes; /* SP_OF_NO_COUNT: not kept */
+    double idle_age; /* seconds since its last packet (sp_of_flow_expiry) */
     char actions[SP_OF_ACTIONS_MAX];
 };
 
@@ -224,6 +230,7 @@ struct sp_of_port {
     uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes;
     uint64_t rx_dropped, tx_dropped, rx_errors, tx_errors;
     uint32_t duration_sec;
+    bool link_down; /* state LINK_DOWN, else LIVE */
 };
 
 struct sp_of_table {
@@ -343,6 +350,28 @@ int sp_of_session_flow_removed(struct sp_of_session *s,
  * out of memory. */
 int sp_of_session_packet_in(struct sp_of_session *s,
                             const struct sp_of_packet_in *pin);
+/* Why rule f is to be removed now, as ovs-vswitchd decides:
+ * SP_OFPRR_HARD_TIMEOUT once more than its hard_timeout seconds passed
+ * since it was added or last modified (modified_ms and now_ms on one
+ * clock), else SP_OFPRR_IDLE_TIMEOUT once its idle_age (seconds since its
+ * last packet, or since it was added if none; a modify keeps it) is over
+ * its idle_timeout; -1 to keep it. */
+int sp_of_flow_expiry(const struct sp_of_flow *f, uint64_t modified_ms,
+                      uint64_t now_ms, double idle_age);
+
+/* PORT_STATUS reasons and port states (ofp_port_reason, ofp_port_state). */
+enum {
+    SP_OFPPR_ADD = 0,
+    SP_OFPPR_DELETE = 1,
+    SP_OFPPR_MODIFY = 2,
+};
+#define SP_OFPPS_LINK_DOWN 0x1
+#define SP_OFPPS_LIVE      0x4
+
+/* Queues a PORT_STATUS for port p (p->port_no set), with its description
+ * as PORT_DESC gives it. Returns -1 when out of memory. */
+int sp_of_session_port_status(struct sp_of_session *s,
+                              const struct sp_of_port *p, uint8_t reason);
 
 /* Whether the session wants more input (none while a reply is pending,
  * s->in is full or s->out is at its limit). */

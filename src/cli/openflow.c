@@ -37,7 +37,8 @@
 #define RULE_TEXT_MAX  (2048 + SP_OF_ACTIONS_MAX + 32)
 
 /* What OpenFlow knows of a rule that the datapath does not keep: cookie,
- * timeouts, flags and when it was added. Keyed by match and priority. */
+ * timeouts, flags, when it was added and when last added or modified
+ * (its hard timeout's start). Keyed by match and priority. */
 struct meta {
     struct meta *next;
     struct sp_match match;
@@ -45,6 +46,7 @@ struct meta {
     uint16_t idle_timeout, hard_timeout, flags;
     uint64_t cookie;
     struct timespec added;
+    uint64_t modified_ms;
     unsigned seen; /* snapshot generation that last saw the rule */
 };
 
@@ -78,6 +80,8 @@ struct channel {
     /* The packet path: written by PMD threads when packets for the
      * controller wait. */
     int packet_in_fd;
+    /* Each port's link as last told to the controllers. */
+    bool link_down[SP_IO_MAX_PORTS + 1];
 };
 
 static struct channel ch = {
@@ -129,6 +133,12 @@ meta_find(const struct sp_match *m, uint16_t priority)
     return p ? *p : NULL;
 }
 
+static bool
+timed(const struct meta *e)
+{
+    return e->hard_timeout || e->idle_timeout;
+}
+
 static void
 meta_remove(const struct sp_match *m, uint16_t priority)
 {
@@ -137,7 +147,7 @@ meta_remove(const struct sp_match *m, uint16_t priority)
     if (p && *p) {
         e = *p;
         *p = e->next;
-        ch.n_timed -= e->hard_timeout != 0;
+        ch.n_timed -= timed(e);
         ch.n_meta--;
         free(e);
     }
@@ -189,11 +199,12 @@ meta_set(const struct sp_of_flow_mod *fm)
     e->flags = fm->flags;
     e->seen = ch.generation;
     clock_gettime(CLOCK_MONOTONIC, &e->added);
+    e->modified_ms = now_ms();
     p = &ch.buckets[meta_hash(&e->match, e->priority) & (ch.n_buckets - 1)];
     e->next = *p;
     *p = e;
     ch.n_meta++;
-    ch.n_timed += e->hard_timeout != 0;
+    ch.n_timed += timed(e);
     return 0;
 }
 
@@ -297,6 +308,7 @@ list_rule(void *aux, const struct sp_match *match, uint32_t priority,
     fill_from_meta(f, &l->now);
     f->packets = stats->packets;
     f->bytes = stats->bytes;
+    f->idle_age = stats->idle_age;
 }
 
 /* Every rule of the datapath with its counters and what the meta table
@@ -320,7 +332,7 @@ sw_flows(void *aux, struct sp_of_flow **out, size_t *n_out)
                 struct meta *gone = *p;
 
                 *p = gone->next;
-                ch.n_timed -= gone->hard_timeout != 0;
+                ch.n_timed -= timed(gone);
                 ch.n_meta--;
                 free(gone);
             } else {
@@ -344,22 +356,43 @@ notify_removed(const struct sp_of_flow *f, uint8_t reason)
     }
 }
 
-/* Deletes f's rule; reason is a FLOW_REMOVED reason, or -1 for none. */
+/* Deletes the rules flows[i] whose reasons[i] (a FLOW_REMOVED reason) is
+ * not -1, in one batch under one lock (sp_dp_flows_del_exact). A rule
+ * deleted meanwhile (ctl) is left out. -1 on no memory. */
 static int
-delete_rule(const struct sp_of_flow *f, int reason)
+delete_rules(const struct sp_of_flow *flows, size_t n, const int *reasons)
 {
-    char text[RULE_TEXT_MAX];
-    struct sp_err err;
+    struct sp_match *matches = malloc((n ? n : 1) * sizeof *matches);
+    uint32_t *priorities = malloc((n ? n : 1) * sizeof *priorities);
+    size_t *which = malloc((n ? n : 1) * sizeof *which);
+    bool *deleted = malloc(n ? n : 1);
+    size_t m = 0;
+    int rc = -1;
 
-    rule_text(text, sizeof text, &f->match, f->priority, "drop");
-    if (sp_dp_flow_del(ch.dp, text, &err)) {
-        return -1;
+    if (matches && priorities && which && deleted) {
+        for (size_t i = 0; i < n; i++) {
+            if (reasons[i] >= 0) {
+                matches[m] = flows[i].match;
+                priorities[m] = flows[i].priority;
+                which[m++] = i;
+            }
+        }
+        sp_dp_flows_del_exact(ch.dp, matches, priorities, m, deleted);
+        rc = 0;
     }
-    if (reason >= 0) {
-        notify_removed(f, (uint8_t)reason);
+    for (size_t j = 0; !rc && j < m; j++) {
+        const struct sp_of_flow *f = &flows[which[j]];
+
+        if (deleted[j]) {
+            notify_removed(f, (uint8_t)reasons[which[j]]);
+            meta_remove(&f->match, f->priority);
+        }
     }
-    meta_remove(&f->match, f->priority);
-    return 0;
+    free(matches);
+    free(priorities);
+    free(which);
+    free(deleted);
+    return rc;
 }
 
 static int
@@ -387,6 +420,93 @@ add_rule(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
     return 0;
 }
 
+/* Modify, as ovs-vswitchd: the rule keeps its cookie, timeouts, flags,
+ * counters and the time of its last packet (its idle timeout goes on);
+ * its hard timeout starts again. The actions are swapped in place
+ * (sp_dp_flow_mod), so forwarding has no gap. */
+static int
+modify_rule(const struct sp_of_flow *f, const struct sp_of_flow_mod *fm,
+            struct sp_of_error *err)
+{
+    char text[RULE_TEXT_MAX];
+    struct meta *e = meta_find(&f->match, f->priority);
+    struct sp_err e_dp;
+    unsigned modified;
+
+    rule_text(text, sizeof text, &f->match, f->priority, fm->actions);
+    if (sp_dp_flow_mod(ch.dp, text, true, &modified, &e_dp)) {
+        err->type = SP_OFPET_FLOW_MOD_FAILED;
+        err->code = SP_OFPFMFC_UNKNOWN;
+        snprintf(err->why, sizeof err->why, "%.150s", e_dp.msg);
+        return -1;
+    }
+    if (e) {
+        e->modified_ms = now_ms();
+    }
+    return 0;
+}
+
+/* DELETE and DELETE_STRICT: the rules the selection takes, at once. */
+static int
+delete_selected(const struct sp_of_flow_mod *fm,
+                const struct sp_of_flow *flows, size_t n, bool strict,
+                struct sp_of_error *err)
+{
+    int *reasons = malloc((n ? n : 1) * sizeof *reasons);
+
+    for (size_t i = 0; reasons && i < n; i++) {
+        reasons[i] =
+            sp_of_flow_selected(fm, &flows[i], strict) ? SP_OFPRR_DELETE : -1;
+    }
+    if (!reasons || delete_rules(flows, n, reasons)) {
+        free(reasons);
+        err->type = SP_OFPET_FLOW_MOD_FAILED;
+        err->code = SP_OFPFMFC_UNKNOWN;
+        snprintf(err->why, sizeof err->why, "out of memory");
+        return -1;
+    }
+    free(reasons);
+    return 0;
+}
+
+/* A MODIFY_STRICT or DELETE_STRICT that does not select by output: its
+ * one rule looked up by match and priority (sp_dp_flows_stats_exact), as
+ * a listing of every rule for each would make a flood of them take
+ * quadratic time. */
+static int
+strict_flow_mod(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
+{
+    struct sp_of_flow *f = calloc(1, sizeof *f);
+    uint32_t priority = fm->priority;
+    struct sp_dp_flow_stats stats;
+    struct timespec now;
+    int rc = 0;
+    bool found;
+
+    if (!f) {
+        err->type = SP_OFPET_FLOW_MOD_FAILED;
+        err->code = SP_OFPFMFC_UNKNOWN;
+        snprintf(err->why, sizeof err->why, "out of memory");
+        return -1;
+    }
+    sp_dp_flows_stats_exact(ch.dp, &fm->match, &priority, 1, &stats, &found);
+    if (found) {
+        f->match = fm->match;
+        f->priority = fm->priority;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        fill_from_meta(f, &now);
+        f->packets = stats.packets;
+        f->bytes = stats.bytes;
+    }
+    if (found && sp_of_flow_selected(fm, f, true)) {
+        rc = fm->command == SP_OFPFC_DELETE_STRICT
+                 ? delete_selected(fm, f, 1, true, err)
+                 : modify_rule(f, fm, err);
+    }
+    free(f);
+    return rc;
+}
+
 static bool
 overlaps(const struct sp_match *a, const struct sp_match *b)
 {
@@ -410,15 +530,12 @@ sw_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
     int rc = 0;
 
     (void)aux;
-    if (fm->idle_timeout && fm->command <= SP_OFPFC_MODIFY_STRICT) {
-        err->type = SP_OFPET_FLOW_MOD_FAILED;
-        err->code = SP_OFPFMFC_BAD_TIMEOUT;
-        snprintf(err->why, sizeof err->why,
-                 "idle_timeout: simdpath keeps no per-rule hit times");
-        return -1;
-    }
     if (fm->command == SP_OFPFC_ADD && !(fm->flags & SP_OFPFF_CHECK_OVERLAP)) {
         return add_rule(fm, err);
+    }
+    if (strict && fm->out_port == SP_OFPP_ANY &&
+        fm->out_group == SP_OFPG_ANY) {
+        return strict_flow_mod(fm, err);
     }
     if (sw_flows(NULL, &flows, &n)) {
         err->type = SP_OFPET_FLOW_MOD_FAILED;
@@ -442,29 +559,13 @@ sw_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
         free(flows);
         return add_rule(fm, err);
     }
-    for (size_t i = 0; i < n && !rc; i++) {
-        struct sp_of_flow_mod mod;
-
-        if (!sp_of_flow_selected(fm, &flows[i], strict)) {
-            continue;
-        }
-        if (fm->command >= SP_OFPFC_DELETE) {
-            delete_rule(&flows[i], SP_OFPRR_DELETE);
-            continue;
-        }
-        /* Modify keeps the rule's cookie, timeouts and flags; the new
-         * actions replace the old ones by delete and add, so a packet in
-         * between may find no rule. */
-        mod = *fm;
-        mod.match = flows[i].match;
-        mod.priority = flows[i].priority;
-        mod.cookie = flows[i].cookie;
-        mod.hard_timeout = flows[i].hard_timeout;
-        mod.idle_timeout = flows[i].idle_timeout;
-        mod.flags = flows[i].flags;
-        /* A rule deleted meanwhile (ctl) is left deleted. */
-        if (!delete_rule(&flows[i], -1)) {
-            rc = add_rule(&mod, err);
+    if (fm->command >= SP_OFPFC_DELETE) {
+        rc = delete_selected(fm, flows, n, strict, err);
+    } else {
+        for (size_t i = 0; i < n && !rc; i++) {
+            if (sp_of_flow_selected(fm, &flows[i], strict)) {
+                rc = modify_rule(&flows[i], fm, err);
+            }
         }
     }
     free(flows);
@@ -492,6 +593,28 @@ sw_port(void *aux, unsigned port, struct sp_of_port *out)
     }
     clock_gettime(CLOCK_MONOTONIC, &now);
     out->duration_sec = (uint32_t)(now.tv_sec - ch.started.tv_sec);
+    out->link_down = !sp_io_port_link_up(port);
+}
+
+/* Ports' links, polled about once a second (DPDK's link-state interrupt
+ * is not available on every device): a change goes to every connection
+ * as PORT_STATUS (MODIFY, with the port's description), as ovs-vswitchd
+ * sends it when a carrier comes or goes. */
+static void
+poll_links(void)
+{
+    for (unsigned port = 1; port <= ch.config->n_ports; port++) {
+        struct sp_of_port p = {.port_no = port};
+
+        sw_port(NULL, port, &p);
+        if (p.link_down == ch.link_down[port]) {
+            continue;
+        }
+        ch.link_down[port] = p.link_down;
+        for (unsigned i = 0; i < ch.n_conns; i++) {
+            sp_of_session_port_status(&ch.conns[i].s, &p, SP_OFPPR_MODIFY);
+        }
+    }
 }
 
 static void
@@ -509,25 +632,93 @@ sw_table(void *aux, struct sp_of_table *out)
     }
 }
 
-/* Hard timeouts, checked once a second. */
+#define EXPIRE_BATCH 1024
+
+/* The timeouts of n rules (at most EXPIRE_BATCH) with a timeout: their
+ * counters read by match (sp_dp_flows_stats_exact), those due deleted in
+ * one batch. A rule deleted meanwhile through ctl loses its entry. */
+static void
+expire_batch(struct meta *const *timed_rules, size_t n, uint64_t now,
+             const struct timespec *now_ts)
+{
+    struct sp_match *matches = malloc(n * sizeof *matches);
+    uint32_t *priorities = malloc(n * sizeof *priorities);
+    struct sp_dp_flow_stats *stats = malloc(n * sizeof *stats);
+    bool *found = malloc(n);
+    struct sp_of_flow *flows = calloc(n, sizeof *flows);
+    int *reasons = malloc(n * sizeof *reasons);
+
+    /* Out of memory: tried again at the next check. */
+    if (matches && priorities && stats && found && flows && reasons) {
+        for (size_t i = 0; i < n; i++) {
+            matches[i] = timed_rules[i]->match;
+            priorities[i] = timed_rules[i]->priority;
+        }
+        sp_dp_flows_stats_exact(ch.dp, matches, priorities, n, stats, found);
+        for (size_t i = 0; i < n; i++) {
+            struct sp_of_flow *f = &flows[i];
+
+            f->match = matches[i];
+            f->priority = (uint16_t)priorities[i];
+            fill_from_meta(f, now_ts);
+            f->packets = stats[i].packets;
+            f->bytes = stats[i].bytes;
+            reasons[i] =
+                found[i] ? sp_of_flow_expiry(f, timed_rules[i]->modified_ms,
+                                             now, stats[i].idle_age)
+                         : -1;
+        }
+        delete_rules(flows, n, reasons);
+        for (size_t i = 0; i < n; i++) {
+            if (!found[i]) {
+                meta_remove(&matches[i], (uint16_t)priorities[i]);
+            }
+        }
+    }
+    free(matches);
+    free(priorities);
+    free(stats);
+    free(found);
+    free(flows);
+    free(reasons);
+}
+
+/* Hard and idle timeouts, checked about once a second (as
+ * ovs-vswitchd), here and never in a PMD: the idle time is the rules'
+ * per-PMD time of their last packet. Only the rules with a timeout are
+ * read, not a listing of every rule (which, for 100,000 rules, took a
+ * tenth of a CPU to watch one timeout). */
 static void
 expire_rules(void)
 {
-    struct sp_of_flow *flows;
-    struct timespec now;
-    size_t n;
+    struct meta **timed_rules;
+    struct timespec now_ts;
+    uint64_t now;
+    size_t n = 0;
 
-    if (!ch.n_timed || sw_flows(NULL, &flows, &n)) {
+    if (!ch.n_timed) {
         return;
     }
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    for (size_t i = 0; i < n; i++) {
-        if (flows[i].hard_timeout &&
-            flows[i].duration_sec >= flows[i].hard_timeout) {
-            delete_rule(&flows[i], SP_OFPRR_HARD_TIMEOUT);
+    timed_rules = malloc(ch.n_timed * sizeof *timed_rules);
+    if (!timed_rules) {
+        return;
+    }
+    for (size_t b = 0; b < ch.n_buckets; b++) {
+        for (struct meta *e = ch.buckets[b]; e && n < ch.n_timed;
+             e = e->next) {
+            if (timed(e)) {
+                timed_rules[n++] = e;
+            }
         }
     }
-    free(flows);
+    clock_gettime(CLOCK_MONOTONIC, &now_ts);
+    now = now_ms();
+    for (size_t at = 0; at < n; at += EXPIRE_BATCH) {
+        expire_batch(timed_rules + at,
+                     n - at < EXPIRE_BATCH ? n - at : EXPIRE_BATCH, now,
+                     &now_ts);
+    }
+    free(timed_rules);
 }
 
 /* ---- the packet path ---- */
@@ -978,6 +1169,7 @@ channel_thread(void *arg)
         }
         if (now_ms() >= next_expiry) {
             expire_rules();
+            poll_links();
             next_expiry = now_ms() + 1000;
         }
     }
@@ -1014,6 +1206,9 @@ sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,
     };
     ch.ctrl_backoff_ms = BACKOFF_MIN_MS;
     clock_gettime(CLOCK_MONOTONIC, &ch.started);
+    for (unsigned port = 1; port <= config->n_ports; port++) {
+        ch.link_down[port] = !sp_io_port_link_up(port);
+    }
     if (pipe2(ch.wake, O_CLOEXEC)) {
         return sp_err_set(err, "openflow: pipe: %s", strerror(errno));
     }

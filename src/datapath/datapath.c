@@ -935,6 +935,27 @@ sp_dp_flow_del_matching(struct sp_dp *dp, const char *text, bool strict,
     return 0;
 }
 
+void
+sp_dp_flows_del_exact(struct sp_dp *dp, const struct sp_match *matches,
+                      const uint32_t *priorities, size_t n, bool *deleted)
+{
+    pthread_mutex_lock(&dp->del_lock);
+    for (size_t i = 0; i < n; i++) {
+        /* A removed rule is unlinked at once: named twice, it is found
+         * once. */
+        const struct sp_rule *r =
+            sp_cls_find(dp->cls, &matches[i], priorities[i]);
+
+        deleted[i] = r != NULL;
+        if (r) {
+            /* Actions and counters go with the rule, after a grace
+             * period. */
+            sp_cls_remove(dp->cls, r);
+        }
+    }
+    pthread_mutex_unlock(&dp->del_lock);
+}
+
 int
 sp_dp_flow_del(struct sp_dp *dp, const char *text, struct sp_err *err)
 {
@@ -1096,37 +1117,66 @@ rule_stats(struct sp_dp *dp, const struct sp_rule *rule, uint64_t *packets,
     }
 }
 
+/* When a listing of the rules is taken: the TSC and the monotonic clock,
+ * and the TSC's rate since the datapath was made, to turn the rules' TSC
+ * of their last packet into seconds. */
+struct clock_reading {
+    uint64_t tsc;
+    double now, hz;
+};
+
+static void
+read_clock(const struct sp_dp *dp, struct clock_reading *c)
+{
+    c->tsc = dp->io->tsc ? dp->io->tsc() : 0;
+    c->now = monotonic_seconds();
+    c->hz = c->now > dp->clock0
+                ? (double)(c->tsc - dp->tsc0) / (c->now - dp->clock0)
+                : 0;
+}
+
+/* A rule's counters and ages (flow-dump's duration and idle_age: the
+ * seconds since its last packet, the latest of any PMD's, or since it was
+ * added when it had none). */
+static void
+rule_flow_stats(struct sp_dp *dp, const struct sp_rule *rule,
+                const struct clock_reading *c, struct sp_dp_flow_stats *out)
+{
+    const struct flow_line *lines = rule->aux;
+    uint64_t used;
+    double idle;
+
+    rule_stats(dp, rule, &out->packets, &out->bytes, &used);
+    /* A rule added after the clock was read is 0 seconds old. */
+    out->duration = c->now > lines[0].created ? c->now - lines[0].created : 0;
+    idle = !used                        ? out->duration
+           : c->hz > 0 && c->tsc > used ? (double)(c->tsc - used) / c->hz
+                                        : 0;
+    out->idle_age = idle < out->duration ? idle : out->duration;
+}
+
 /* A rule's counters as ovs-ofctl dump-flows prints them. */
 static void
 print_rule_stats(struct sp_dp *dp, const struct sp_rule *rule,
-                 uint64_t now_tsc, double hz, double now, FILE *out)
+                 const struct clock_reading *c, FILE *out)
 {
-    const struct flow_line *lines = rule->aux;
-    uint64_t packets, bytes, used;
-    double duration = now - lines[0].created, idle;
+    struct sp_dp_flow_stats s;
 
-    rule_stats(dp, rule, &packets, &bytes, &used);
-    idle = !used                      ? duration
-           : hz > 0 && now_tsc > used ? (double)(now_tsc - used) / hz
-                                      : 0;
+    rule_flow_stats(dp, rule, c, &s);
     fprintf(out,
             " duration=%.3fs, n_packets=%llu, n_bytes=%llu, "
             "idle_age=%llu, ",
-            duration, (unsigned long long)packets, (unsigned long long)bytes,
-            (unsigned long long)(idle < duration ? idle : duration));
+            s.duration, (unsigned long long)s.packets,
+            (unsigned long long)s.bytes, (unsigned long long)s.idle_age);
 }
 
 int
 sp_dp_flows_dump(struct sp_dp *dp, FILE *out)
 {
     const struct sp_rule **rules;
-    uint64_t now_tsc = dp->io->tsc ? dp->io->tsc() : 0;
-    double now = monotonic_seconds();
-    /* The TSC's rate since the datapath was made. */
-    double hz = now > dp->clock0
-                    ? (double)(now_tsc - dp->tsc0) / (now - dp->clock0)
-                    : 0;
+    struct clock_reading c;
 
+    read_clock(dp, &c);
     pthread_mutex_lock(&dp->del_lock);
     rules = sp_cls_rules(dp->cls);
     for (unsigned i = 0; rules && rules[i]; i++) {
@@ -1140,7 +1190,7 @@ sp_dp_flows_dump(struct sp_dp *dp, FILE *out)
         if (actions) {
             sp_actions_format(r->actions, actions, (size_t)len + 1);
         }
-        print_rule_stats(dp, r, now_tsc, hz, now, out);
+        print_rule_stats(dp, r, &c, out);
         fprintf(out, "priority=%u%s%s,actions=%s\n", r->priority,
                 match[0] ? "," : "", match, actions ? actions : "");
         free(actions);
@@ -1157,14 +1207,15 @@ int
 sp_dp_flows_foreach(struct sp_dp *dp, sp_dp_flow_fn *fn, void *aux)
 {
     const struct sp_rule **rules;
+    struct clock_reading c;
 
+    read_clock(dp, &c);
     pthread_mutex_lock(&dp->del_lock);
     rules = sp_cls_rules(dp->cls);
     for (unsigned i = 0; rules && rules[i]; i++) {
         struct sp_dp_flow_stats stats;
-        uint64_t used;
 
-        rule_stats(dp, rules[i], &stats.packets, &stats.bytes, &used);
+        rule_flow_stats(dp, rules[i], &c, &stats);
         fn(aux, &rules[i]->match, rules[i]->priority, rules[i]->actions,
            &stats);
     }
@@ -1174,6 +1225,27 @@ sp_dp_flows_foreach(struct sp_dp *dp, sp_dp_flow_fn *fn, void *aux)
     }
     free(rules);
     return 0;
+}
+
+void
+sp_dp_flows_stats_exact(struct sp_dp *dp, const struct sp_match *matches,
+                        const uint32_t *priorities, size_t n,
+                        struct sp_dp_flow_stats *stats, bool *found)
+{
+    struct clock_reading c;
+
+    read_clock(dp, &c);
+    pthread_mutex_lock(&dp->del_lock);
+    for (size_t i = 0; i < n; i++) {
+        const struct sp_rule *r =
+            sp_cls_find(dp->cls, &matches[i], priorities[i]);
+
+        found[i] = r != NULL;
+        if (r) {
+            rule_flow_stats(dp, r, &c, &stats[i]);
+        }
+    }
+    pthread_mutex_unlock(&dp->del_lock);
 }
 
 unsigned

@@ -449,6 +449,18 @@ sp_io_port_mac(unsigned port, uint8_t mac[6])
     }
 }
 
+bool
+sp_io_port_link_up(unsigned port)
+{
+    struct rte_eth_link link;
+
+    if (port < 1 || port > n_ports ||
+        rte_eth_link_get_nowait(dpdk_id[port], &link)) {
+        return true;
+    }
+    return link.link_status == RTE_ETH_LINK_UP;
+}
+
 /* Adds what the kernel dropped on af_packet ports' rings since the last
  * call to ring_drops; called with ring_drops_lock held. */
 static void

@@ -242,11 +242,79 @@ put_port_stats(struct sp_of_buf *b, const struct sp_of_port *p)
 static int
 put_port_desc(struct sp_of_buf *b, const struct sp_of_port *p)
 {
-    /* config 0, state LIVE (4); speeds unknown (0). */
+    /* config 0; state as ovs-vswitchd has it, LIVE when the link is up,
+     * else LINK_DOWN; speeds unknown (0). */
+    uint32_t state = p->link_down ? SP_OFPPS_LINK_DOWN : SP_OFPPS_LIVE;
+
     return sp_of_put32(b, p->port_no) || !sp_of_buf_put(b, 4) ||
            sp_of_put_bytes(b, p->hw_addr, 6) || !sp_of_buf_put(b, 2) ||
-           put_str(b, p->name, 16) || sp_of_put32(b, 0) || sp_of_put32(b, 4) ||
-           !sp_of_buf_put(b, 24);
+           put_str(b, p->name, 16) || sp_of_put32(b, 0) ||
+           sp_of_put32(b, state) || !sp_of_buf_put(b, 24);
+}
+
+int
+sp_of_session_port_status(struct sp_of_session *s, const struct sp_of_port *p,
+                          uint8_t reason)
+{
+    size_t start = s->out.len;
+
+    if (sp_of_header(&s->out, SP_OFPT_PORT_STATUS, 0) ||
+        sp_of_put_bytes(&s->out, &reason, 1) || !sp_of_buf_put(&s->out, 7) ||
+        put_port_desc(&s->out, p)) {
+        s->out.len = start;
+        return -1;
+    }
+    sp_of_finish(&s->out, start);
+    return 0;
+}
+
+#define PORT_MOD_LEN 40
+
+/* PORT_MOD: its port and address are checked as ovs-vswitchd does; one
+ * that changes nothing (mask and advertise 0) is taken, one that would
+ * change the port's config or advertised features is refused, as
+ * simdpath cannot take a port down or stop it receiving by itself. */
+static int
+handle_port_mod(struct sp_of_session *s, const uint8_t *msg, size_t len,
+                struct sp_of_error *err)
+{
+    uint32_t port_no, mask, advertise;
+    struct sp_of_port p;
+
+    if (len != PORT_MOD_LEN) {
+        return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_LEN,
+                          "port mod of %zu bytes, expected %d", len,
+                          PORT_MOD_LEN);
+    }
+    port_no = sp_of_get32(msg + 8);
+    mask = sp_of_get32(msg + 28);
+    advertise = sp_of_get32(msg + 32);
+    if (port_no < 1 || port_no > s->sw->n_ports) {
+        return sp_of_fail(err, SP_OFPET_PORT_MOD_FAILED, SP_OFPPMFC_BAD_PORT,
+                          "port %#x: the ports are 1 to %u", port_no,
+                          s->sw->n_ports);
+    }
+    memset(&p, 0, sizeof p);
+    s->sw->port(s->sw->aux, port_no, &p);
+    if (memcmp(p.hw_addr, msg + 16, 6)) {
+        return sp_of_fail(err, SP_OFPET_PORT_MOD_FAILED,
+                          SP_OFPPMFC_BAD_HW_ADDR,
+                          "hw_addr is not port %u's address", port_no);
+    }
+    if (mask) {
+        return sp_of_fail(err, SP_OFPET_PORT_MOD_FAILED, SP_OFPPMFC_BAD_CONFIG,
+                          "port config bits %#x: simdpath changes no port's "
+                          "config",
+                          mask);
+    }
+    if (advertise) {
+        return sp_of_fail(err, SP_OFPET_PORT_MOD_FAILED,
+                          SP_OFPPMFC_BAD_ADVERTISE,
+                          "advertise %#x: simdpath changes no port's "
+                          "advertised features",
+                          advertise);
+    }
+    return 0;
 }
 
 static int
@@ -709,6 +777,8 @@ handle(struct sp_of_session *s, const uint8_t *msg, size_t len,
             return handle_packet_out(s, msg, len, err);
         }
         break;
+    case SP_OFPT_PORT_MOD:
+        return handle_port_mod(s, msg, len, err);
     case SP_OFPT_EXPERIMENTER:
         return sp_of_fail(err, SP_OFPET_BAD_REQUEST,
                           SP_OFPBRC_BAD_EXPERIMENTER,

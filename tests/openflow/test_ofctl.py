@@ -22,6 +22,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -29,7 +30,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from report import RESULTS, check, conserved, counters, no_leak  # noqa
 
 sys.path.insert(0, HERE)
-from traffic import frame, free_port, write_pcap  # noqa
+from traffic import frame, free_port, wait_listening, write_pcap  # noqa
 
 EXE = os.path.abspath(sys.argv[1])
 OFCTL = shutil.which("ovs-ofctl")
@@ -146,14 +147,14 @@ def oxm(field, value):
 
 
 def flow_mod(xid, priority, match_oxms, port=None, command=0, hard=0,
-             flags=0, cookie=0):
+             flags=0, cookie=0, idle=0):
     match = struct.pack("!HH", 1, 4 + len(match_oxms)) + match_oxms
     match += b"\0" * ((8 - len(match) % 8) % 8)
     insts = b""
     if port is not None:
         action = struct.pack("!HHIH6x", 0, 16, port, 0xffff)
         insts = struct.pack("!HH4x", 4, 8 + len(action)) + action
-    body = struct.pack("!QQBBHHHIIIH2x", cookie, 0, 0, command, 0, hard,
+    body = struct.pack("!QQBBHHHIIIH2x", cookie, 0, 0, command, idle, hard,
                        priority, 0xffffffff, 0xffffffff, 0xffffffff, flags)
     return msg(14, body + match + insts, xid=xid)
 
@@ -246,7 +247,6 @@ def test_ofctl(proc):
     # Refusals ovs-ofctl reports with their names.
     for rule, err in (("actions=LOCAL", "OFPBAC_BAD_OUT_PORT"),
                       ("table=1,actions=drop", "OFPFMFC_BAD_TABLE_ID"),
-                      ("idle_timeout=5,actions=drop", "OFPFMFC_BAD_TIMEOUT"),
                       ("actions=group:1", "OFPBAC_BAD_OUT_GROUP"),
                       ("actions=output:9", "OFPBAC_BAD_OUT_PORT")):
         p = ofctl("add-flow", TARGET, rule, check_rc=False)
@@ -256,6 +256,49 @@ def test_ofctl(proc):
     check("flow_count=4" in p.stdout, "dump-aggregate: " + p.stdout)
     ofctl("del-flows", TARGET)
     check(flows_text() == [], "del-flows empties the table")
+    check(proc.poll() is None, "simdpath still runs")
+
+
+def wait_flows(done):
+    """Polls dump-flows until done(rules) holds; the rules then, or None
+    if the cap passed."""
+    deadline = time.time() + CAP
+    while time.time() < deadline:
+        rules = flows_text()
+        if done(rules):
+            return rules
+        time.sleep(0.2)
+    return None
+
+
+def test_idle(proc):
+    """idle_timeout: a rule no packet hits goes, one that traffic hits all
+    the time stays, and mod-flows keeps the timeout."""
+    hit = "priority=500,udp actions=output:2"
+    # The rule traffic hits has 10 s, so that a PMD starved of CPU on a
+    # loaded machine for a while still keeps it; the other 1 s.
+    ofctl("add-flow", TARGET,
+          "priority=500,udp,idle_timeout=10,actions=output:2")
+    ofctl("add-flow", TARGET,
+          "priority=500,ipv6,idle_timeout=1,actions=drop")
+    rules = flows_text()
+    check(any("idle_timeout=10, priority=500,udp" in r for r in rules),
+          "dump-flows shows the idle timeout: %s" % rules)
+    check(wait_tx(2, 1000) is not None, "udp reaches port 2")
+    rules = wait_flows(lambda rules: not any("ipv6" in r for r in rules))
+    check(rules is not None, "the rule no packet hits goes")
+    check(rules is not None and any(hit in r for r in rules),
+          "the rule traffic hits stays: %s" % rules)
+    check(wait_tx(2, 20000) is not None and
+          any(hit in r for r in flows_text()),
+          "and stays while 20,000 more packets flow: %s" % flows_text())
+    ofctl("mod-flows", TARGET, "udp,actions=output:3")
+    check(wait_tx(3, 20000) is not None,
+          "udp reaches port 3 after mod-flows")
+    rules = flows_text()
+    check(any("idle_timeout=10, priority=500,udp actions=output:3" in r
+              for r in rules), "mod-flows keeps idle_timeout: %s" % rules)
+    ofctl("del-flows", TARGET)
     check(proc.poll() is None, "simdpath still runs")
 
 
@@ -368,6 +411,159 @@ def test_malformed(proc):
     check(rx_packets() >= before + 1000, "forwarding never stopped")
 
 
+def pmd_packets():
+    """PMD 0's packet count from ctl counters-show (a thread of its own,
+    not the OpenFlow one)."""
+    _, out, _ = ctl("counters-show")
+    m = re.search(r"^pmd 0: packets (\d+)", out, re.M)
+    return int(m.group(1)) if m else -1
+
+
+def forwards_during(action):
+    """Runs action() in a thread, again until PMD 0's packet count, read
+    while it runs, has grown beyond its count when that run began (on a
+    machine so loaded that the PMD got no CPU during one run, the next
+    is tried; the cap is a safety net). Returns (the last run's result,
+    whether the PMD was seen forwarding during a run)."""
+    deadline = time.time() + CAP
+    while True:
+        result = []
+        th = threading.Thread(target=lambda: result.append(action()))
+        before = pmd_packets()
+        th.start()
+        seen = False
+        while th.is_alive() and not seen:
+            seen = pmd_packets() > before >= 0
+        th.join()
+        if seen or time.time() > deadline:
+            return result[0] if result else None, seen
+
+
+def test_malformed_more(proc):
+    """What test_malformed leaves out: messages of the largest length,
+    headers cut short at the end of a connection, a FLOW_MOD shorter than
+    its fixed part or with a match longer than itself, and a flood of bad
+    FLOW_MODs that the peer does not read while it sends (the switch stops
+    reading once 256 KiB of errors wait, then goes on): every one
+    answered with its error and xid, in order, the connection alive, and
+    the PMD forwarding all along."""
+    c = Conn()
+    big = 65535
+    # A multipart request of the largest length, of every type it can
+    # carry a body for; an unknown message as large.
+    for body, want in ((struct.pack("!HH4x", 13, 0), (1, 6)),
+                       (struct.pack("!HH4x", 4, 0), (1, 6)),
+                       (struct.pack("!HH4x", 12, 0), (13, 5)),
+                       (struct.pack("!HH4x", 1, 0) +
+                        struct.pack("!B3xII4xQQ", 0xff, 0xffffffff,
+                                    0xffffffff, 0, 0) +
+                        struct.pack("!HH", 1, 65530), (4, 1))):
+        m = msg(18, body + b"\0" * (big - 8 - len(body)), xid=31)
+        c.s.sendall(m)
+        r = c.recv()
+        check(c.error_of(r) == want and len(r) == 12 + 64 and
+              r[4:8] == struct.pack("!I", 31),
+              "65535-byte multipart %s: error %s, got %s"
+              % (body[:4].hex(), want, c.error_of(r)))
+    c.s.sendall(msg(99, b"\0" * (big - 8), xid=32))
+    check(c.error_of(c.recv()) == (1, 1), "65535-byte unknown type: "
+          "BAD_TYPE")
+    # FLOW_MODs of wrong lengths: shorter than the fixed part, and a match
+    # whose length runs past the message.
+    fm = flow_mod(33, 1, oxm(5, b"\x08\x00"), port=2)
+    c.s.sendall(msg(14, fm[8:40], xid=33))
+    check(c.error_of(c.recv()) == (1, 6), "FLOW_MOD of 40 bytes: BAD_LEN")
+    long_match = fm[:50] + struct.pack("!H", 400) + fm[52:]
+    c.s.sendall(long_match)
+    r = c.recv()
+    check(c.error_of(r) == (4, 1),
+          "FLOW_MOD whose match runs past it: OFPBMC_BAD_LEN, got %s"
+          % (c.error_of(r),))
+    check(c.echo_ok(), "the connection survives the largest messages")
+
+    # 20,000 bad FLOW_MODs (a prerequisite missing) sent by a thread while
+    # nothing is read, then read: every error, in order.
+    n = 20000
+    bad = b"".join(flow_mod(1000 + i, 7, oxm(12, b"\x01\x02\x03\x04"),
+                            port=2) for i in range(n))
+
+    def error_flood():
+        sender = threading.Thread(target=c.s.sendall,
+                                  args=(bad + msg(20, xid=999),))
+        sender.start()
+        xids = []
+        while True:
+            r = c.recv()
+            if r is None or r[1] == 21:
+                break
+            if c.error_of(r) == (4, 9):
+                xids.append(struct.unpack("!I", r[4:8])[0])
+        sender.join()
+        return xids
+
+    xids, seen = forwards_during(error_flood)
+    check(xids == list(range(1000, 1000 + n)),
+          "every bad FLOW_MOD of the flood answered BAD_PREREQ in order "
+          "(%d of %d)" % (len(xids or []), n))
+    check(seen, "the PMD forwards during the flood of errors")
+    check(c.echo_ok(), "the connection survives the flood of errors")
+    c.s.close()
+
+    # Headers cut short: 4 bytes then close; 8 bytes of a 65535-byte
+    # message then close. The switch goes on.
+    for part in (msg(5)[:4], msg(14, length=big)[:8]):
+        h = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+        h.sendall(part)
+        h.close()
+    c = Conn()
+    check(c.echo_ok(), "a new connection is served after cut headers")
+    c.s.close()
+
+    # A flood of good FLOW_MODs from ovs-ofctl add-flows while the PMD
+    # forwards: it counts packets all along.
+    rules = os.path.join(WORK, "flood.txt")
+    with open(rules, "w") as f:
+        for i in range(20000):
+            f.write("priority=9,udp,nw_dst=10.%d.%d.%d,actions=output:3\n"
+                    % (i >> 16, (i >> 8) & 255, i & 255))
+    p, seen = forwards_during(lambda: ofctl("add-flows", TARGET, rules))
+    check(seen, "the PMD forwards during add-flows")
+    check("flow_count=20000" in ofctl("dump-aggregate", TARGET).stdout,
+          "add-flows of 20,000 rules applied")
+    # Then each of them by a MODIFY_STRICT and a DELETE_STRICT: 40,000
+    # messages, each finding its rule by match and priority (a listing of
+    # every rule for each took minutes here).
+    c = Conn()
+    c.s.settimeout(CAP)
+
+    def strict_flood(command):
+        out = 2 if command == 2 else None
+        c.s.sendall(b"".join(
+            flow_mod(i, 9, oxm(5, b"\x08\x00") + oxm(10, b"\x11") +
+                     oxm(12, bytes([10, i >> 16, (i >> 8) & 255, i & 255])),
+                     port=out, command=command) for i in range(20000)) +
+            msg(20, xid=77777))
+        replies = []
+        while True:
+            r = c.recv()
+            if r is None or r[1] == 21:
+                return replies, r is not None
+            replies.append(r)
+
+    replies, barrier = strict_flood(2)
+    check(barrier and not replies, "20,000 MODIFY_STRICT, no error: %s"
+          % [c.error_of(r) for r in replies[:3]])
+    out = ofctl("dump-flows", TARGET).stdout
+    check(out.count("actions=output:2") == 20000,
+          "every rule now outputs to 2: %d" % out.count("actions=output:2"))
+    replies, barrier = strict_flood(4)
+    check(barrier and not replies and
+          "flow_count=0" in ofctl("dump-aggregate", TARGET).stdout,
+          "20,000 DELETE_STRICT leave no rule")
+    c.s.close()
+    check(proc.poll() is None, "simdpath still runs")
+
+
 def accept_switch(ctrl):
     """The switch's next connection to the controller socket."""
     ctrl.settimeout(CAP)
@@ -377,6 +573,21 @@ def accept_switch(ctrl):
         return None
     sock.settimeout(30)
     return Conn(sock)
+
+
+def flows_removed(c, n):
+    """The next n FLOW_REMOVED from c: {cookie: (priority, reason,
+    packets, bytes)}."""
+    removed = {}
+    while len(removed) < n:
+        m = c.recv()
+        if m is None:
+            break
+        if m[1] == 11:
+            cookie, prio, reason = struct.unpack("!QHB", m[8:19])
+            removed[cookie] = (prio, reason) + struct.unpack("!QQ",
+                                                             m[32:48])
+    return removed
 
 
 def test_controller(proc, ctrl):
@@ -411,16 +622,28 @@ def test_controller(proc, ctrl):
                 flow_mod(14, 403, oxm(5, b"\x08\x06"), port=2, flags=1,
                          cookie=0xdef) +
                 flow_mod(15, 403, oxm(5, b"\x08\x06"), command=4))
-    removed = {}
-    while len(removed) < 2:
-        m = c.recv()
-        if m is None:
-            break
-        if m[1] == 11:
-            cookie, prio, reason = struct.unpack("!QHB", m[8:19])
-            removed[cookie] = (prio, reason)
+    removed = {k: v[:2] for k, v in flows_removed(c, 2).items()}
     check(removed == {0xabc: (402, 1), 0xdef: (403, 2)},
           "FLOW_REMOVED for the expired and the deleted rule: %s" % removed)
+    # Idle timeouts with SEND_FLOW_REM: a rule hit by udp to 10.0.0.1
+    # until a rule above it takes that traffic goes with reason
+    # IDLE_TIMEOUT and its counts (every udp frame is 60 bytes); one no
+    # packet hits goes with zero counts.
+    udp = (oxm(5, b"\x08\x00") + oxm(10, b"\x11") +
+           oxm(12, bytes([10, 0, 0, 1])))
+    c.s.sendall(flow_mod(16, 410, udp, port=2, idle=3, flags=1,
+                         cookie=0x1d1e) +
+                flow_mod(17, 411, oxm(5, b"\x86\xdd"), port=2, idle=1,
+                         flags=1, cookie=0x1d1f) + msg(20, xid=18))
+    m = c.recv()
+    check(m and m[1] == 21, "barrier reply after the idle rules")
+    check(wait_tx(2, 1000) is not None, "udp reaches port 2 by the idle rule")
+    c.s.sendall(flow_mod(19, 420, udp, port=3))
+    removed = flows_removed(c, 2)
+    hit = removed.get(0x1d1e)
+    check(hit and hit[:2] == (410, 0) and hit[2] >= 1000 and
+          hit[3] == 60 * hit[2] and removed.get(0x1d1f) == (411, 0, 0, 0),
+          "FLOW_REMOVED IDLE_TIMEOUT with the rules' counts: %s" % removed)
     c.s.close()
     c = accept_switch(ctrl)
     check(c is not None and c.echo_ok(),
@@ -530,15 +753,11 @@ def main():
         cwd=WORK, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     try:
-        deadline = time.time() + CAP
-        while time.time() < deadline and proc.poll() is None:
-            try:
-                socket.create_connection(("127.0.0.1", PORT), 1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_listening(proc, PORT, CAP)
         test_ofctl(proc)
+        test_idle(proc)
         test_malformed(proc)
+        test_malformed_more(proc)
         test_controller(proc, ctrl)
         rc, _, err = ctl("stop")
         check(rc == 0, "ctl stop: " + err)

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Traffic for the OpenFlow tests: IPv4 UDP and TCP frames and a pcap of
-them (no checksums: the rules do not look at them), and a free port."""
+them (no checksums: the rules do not look at them), a free port, and a
+wait for the port the switch listens on."""
 import socket
 import struct
+import time
 
 
 def frame(proto, dst_ip, sport, dport):
@@ -30,3 +32,16 @@ def write_pcap(path, frames):
         f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
         for i, fr in enumerate(frames):
             f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
+
+
+def wait_listening(proc, port, cap):
+    """Waits until process proc listens on 127.0.0.1:port, at most cap
+    seconds (a safety net); False if it did not."""
+    deadline = time.time() + cap
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), 1).close()
+            return True
+        except OSError:
+            time.sleep(0.1)
+    return False

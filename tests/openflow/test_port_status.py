@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""PORT_STATUS and PORT_MOD of a real run, seen by ovs-ofctl.
+
+Usage: test_port_status.py SIMDPATH
+simdpath runs with a net_tap port (a kernel interface the test takes down
+and up with `ip link`), a net_null one and `--openflow ptcp:PORT`;
+`ovs-ofctl -O OpenFlow13 monitor` must print a PORT_STATUS (MOD) with
+state LINK_DOWN after the interface goes down and one with LIVE after it
+comes up, and `dump-ports-desc` must show the same states; the net_null
+port gets none. `mod-port` that would take the port down is refused with
+OFPPMFC_BAD_CONFIG. Waits are bounded by what is seen, with a time cap as
+a safety net only. Root only (a tap interface); skips (77) without root,
+/dev/net/tun, iproute2 or ovs-ofctl.
+"""
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+from report import RESULTS, check  # noqa
+
+sys.path.insert(0, HERE)
+from traffic import free_port, wait_listening  # noqa
+
+EXE = os.path.abspath(sys.argv[1])
+OFCTL = shutil.which("ovs-ofctl")
+CAP = 120  # seconds: a safety net, never the condition
+IFACE = "spps%d" % (os.getpid() % 100000)
+
+
+PORT = free_port()
+TARGET = "tcp:127.0.0.1:%d" % PORT
+
+
+def ofctl(*args):
+    return subprocess.run([OFCTL, "-O", "OpenFlow13"] + list(args),
+                          capture_output=True, text=True, timeout=60)
+
+
+def port_states():
+    """{port name: state} from dump-ports-desc."""
+    states, name = {}, None
+    for line in ofctl("dump-ports-desc", TARGET).stdout.splitlines():
+        words = line.split()
+        if "(" in line and "addr:" in line:
+            name = line.split("(")[1].split(")")[0]
+        elif words[:1] == ["state:"] and name:
+            states[name] = words[1]
+    return states
+
+
+class Monitor:
+    """ovs-ofctl monitor, its PORT_STATUS messages as (port name, state)
+    in a queue."""
+
+    def __init__(self, work):
+        env = dict(os.environ, OVS_RUNDIR=work)
+        self.p = subprocess.Popen([OFCTL, "-O", "OpenFlow13", "monitor",
+                                   TARGET], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True,
+                                  env=env)
+        self.q = queue.Queue()
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self):
+        name = None
+        for line in self.p.stdout:
+            if "OFPT_PORT_STATUS" in line:
+                name = line.split("(")[-1].split(")")[0]
+                self.reason = line.split("): ")[1].split(":")[0]
+            elif name and line.split()[:1] == ["state:"]:
+                self.q.put((name, self.reason, line.split()[1]))
+                name = None
+
+    def next(self):
+        try:
+            return self.q.get(timeout=CAP)
+        except queue.Empty:
+            return None
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait()
+
+
+def wait_accepted(client, server):
+    """Waits until process 'server' has accepted the TCP connection of
+    process 'client' (ss shows the server's end as its own once it called
+    accept(), so from then on the switch sends it PORT_STATUS)."""
+    deadline = time.time() + CAP
+    while time.time() < deadline:
+        lines = subprocess.run(["ss", "-tnpH", "state", "established"],
+                               capture_output=True, text=True).stdout
+        ends = [line.split() for line in lines.splitlines()]
+        mine = [e[2].rsplit(":", 1)[1] for e in ends
+                if "pid=%d," % client in e[-1]]
+        if any(e[2].endswith(":%d" % PORT) and
+               e[3].rsplit(":", 1)[1] in mine and
+               "pid=%d," % server in e[-1] for e in ends):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def wait_state(name, state):
+    deadline = time.time() + CAP
+    while time.time() < deadline:
+        if port_states().get(name) == state:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def main():
+    if os.geteuid() != 0 or not shutil.which("ip"):
+        print("SKIP: a tap interface needs root and iproute2")
+        return 77
+    if not os.path.exists("/dev/net/tun"):
+        print("SKIP: no /dev/net/tun")
+        return 77
+    if not OFCTL or not shutil.which("ss"):
+        print("SKIP: ovs-ofctl (Debian: openvswitch-common) or ss "
+              "(iproute2) not found")
+        return 77
+    work = tempfile.mkdtemp(prefix="simdpath-ps-")
+    flows = os.path.join(work, "flows.txt")
+    with open(flows, "w") as f:
+        f.write("priority=0,actions=drop\n")
+    ctl = os.path.join(work, "ctl.sock")
+    env = dict(os.environ)
+    env.pop("SIMDPATH_IMPL", None)
+    proc = subprocess.Popen(
+        [EXE, "run", "--port", "net_tap0,iface=" + IFACE,
+         "--port", "net_null0,no-rx=1", "--flows", flows, "--ctl", ctl,
+         "--openflow", "ptcp:%d" % PORT, "--duration", "600", "--",
+         "--file-prefix=simdpath-ps%d" % os.getpid()],
+        cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    mon = None
+    try:
+        wait_listening(proc, PORT, CAP)
+        check(wait_state("net_tap0", "LIVE") and
+              port_states().get("net_null0") == "LIVE",
+              "both ports LIVE at the start: %s" % port_states())
+        mon = Monitor(work)
+        check(wait_accepted(mon.p.pid, proc.pid),
+              "simdpath took the monitor's connection")
+        subprocess.run(["ip", "link", "set", IFACE, "down"], check=True)
+        got = mon.next()
+        check(got == ("net_tap0", "MOD", "LINK_DOWN"),
+              "PORT_STATUS MOD LINK_DOWN after ip link down: %s" % (got,))
+        check(wait_state("net_tap0", "LINK_DOWN"),
+              "dump-ports-desc: LINK_DOWN: %s" % port_states())
+        subprocess.run(["ip", "link", "set", IFACE, "up"], check=True)
+        got = mon.next()
+        check(got == ("net_tap0", "MOD", "LIVE"),
+              "PORT_STATUS MOD LIVE after ip link up: %s" % (got,))
+        check(port_states().get("net_tap0") == "LIVE",
+              "dump-ports-desc: LIVE: %s" % port_states())
+        check(mon.q.empty(), "no other PORT_STATUS (net_null0 never "
+              "changes): %s" % list(mon.q.queue))
+        p = ofctl("mod-port", TARGET, "1", "down")
+        check(p.returncode != 0 and "OFPPMFC_BAD_CONFIG" in p.stderr,
+              "mod-port down: OFPPMFC_BAD_CONFIG: %s" % p.stderr)
+        check(port_states().get("net_tap0") == "LIVE",
+              "and the port stays LIVE")
+        rc = subprocess.run([EXE, "ctl", "--socket", ctl, "stop"],
+                            capture_output=True, text=True, timeout=60)
+        check(rc.returncode == 0, "ctl stop: " + rc.stderr)
+        out, err = proc.communicate(timeout=CAP)
+        check(proc.returncode == 0, "simdpath exits 0: " + err[-800:])
+    finally:
+        if mon:
+            mon.stop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        shutil.rmtree(work, ignore_errors=True)
+    print("port_status: %d passed, %d failed" % (RESULTS["passed"],
+                                                RESULTS["failed"]))
+    return 1 if RESULTS["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
