@@ -581,7 +581,8 @@ test_drop_names(void **state)
     static const char *const names[] = {
         "action",          "no_output", "ttl",         "no_port",
         "tx_full",         "no_buffer", "no_headroom", "no_controller",
-        "controller_full", "no_match",  "tx_refused",  "too_long",
+        "controller_full", "in_port",   "no_match",    "tx_refused",
+        "too_long",
     };
 
     assert_int_equal(SP_DP_DROP_COUNT, sizeof names / sizeof names[0]);

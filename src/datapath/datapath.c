@@ -34,8 +34,8 @@
 #include "datapath/spsc.h"
 
 /* Copies one burst can make: each packet copied for every output but the
- * last of up to this many outputs. */
-#define MAX_COPIES (SP_BATCH_MAX * 16)
+ * last of up to this many outputs, as many as a FLOOD to every port has. */
+#define MAX_COPIES (SP_BATCH_MAX * SP_DP_MAX_PORTS)
 
 /* Counters written by one PMD thread only and read by others: relaxed
  * atomic loads and stores, no read-modify-write. */
