@@ -687,6 +687,27 @@ run_reserved_ports(void)
     assert_int_equal(tx[1].count, 2);
     assert_int_equal(tx[2].count, 0);
     ctx_finish(&ctx);
+    /* The caller's word that every packet came in on one port (a
+     * received burst's) changes nothing but the looking. */
+    for (uint32_t hint = 0; hint <= 2; hint += 2) {
+        for (uint32_t i = 0; i < 5; i++) {
+            pkts[i] = new_packet(frames[i], lens[i], l3, l4);
+            pkts[i]->in_port = 2;
+        }
+        clones = 0;
+        a = parse_ok("output:2,FLOOD,output:1,IN_PORT,output:3", &any);
+        ctx_init(&ctx);
+        ctx.in_port = hint;
+        sp_actions_execute(a, pkts, 5, &ctx);
+        sp_actions_free(a);
+        assert_int_equal(tx[1].count, 10);
+        assert_int_equal(tx[2].count, 5);
+        assert_int_equal(tx[3].count, 10);
+        assert_int_equal(clones, 20);
+        assert_ptr_equal(tx[3].pkts[9], pkts[4]);
+        check_conserved(&ctx, 5);
+        ctx_finish(&ctx);
+    }
     /* A flood with only the in_port to go to sends nothing. */
     pkts[0] = new_packet(frames[0], lens[0], l3, l4);
     pkts[0]->in_port = 1;

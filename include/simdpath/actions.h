@@ -135,6 +135,9 @@ struct sp_action_ctx {
     struct sp_tx_batch *tx; /* tx[port] for port < n_ports; FLOOD and ALL
                              * send to ports 1 to n_ports - 1 */
     uint32_t n_ports;
+    /* When not 0, the in_port of every packet given (a received burst's
+     * port), so that outputs need not look at each packet's; 0: they do. */
+    uint32_t in_port;
     uint32_t headroom;
     /* Sends (or queues) tx[port] and leaves it empty. Called before an
      * output that would not fit, once per output, not per packet. */

@@ -88,10 +88,14 @@ output(struct sp_action_ctx *ctx, uint32_t port, struct group *g)
 
 /* The packets of g that came in on 'port'. */
 static uint32_t
-from_port(const struct group *g, uint32_t port)
+from_port(const struct sp_action_ctx *ctx, const struct group *g,
+          uint32_t port)
 {
     uint32_t which = 0;
 
+    if (ctx->in_port) {
+        return ctx->in_port == port ? sp_batch_lanes(g->n) : 0;
+    }
     for (uint32_t i = 0; i < g->n; i++) {
         which |= (uint32_t)(g->pkts[i]->in_port == port) << i;
     }
@@ -135,7 +139,7 @@ pick(struct sp_action_ctx *ctx, struct group *g, uint32_t send, uint32_t take,
 static void
 to_port(struct sp_action_ctx *ctx, uint32_t port, bool last, struct group *g)
 {
-    uint32_t send = sp_batch_lanes(g->n) & ~from_port(g, port);
+    uint32_t send = sp_batch_lanes(g->n) & ~from_port(ctx, g, port);
     struct group out;
 
     if (last && send == sp_batch_lanes(g->n)) {
@@ -156,7 +160,7 @@ to_in_port(struct sp_action_ctx *ctx, bool last, struct group *g)
 
     while ((todo = sp_batch_lanes(g->n) & ~done)) {
         uint32_t port = g->pkts[__builtin_ctz(todo)]->in_port;
-        uint32_t which = from_port(g, port);
+        uint32_t which = from_port(ctx, g, port);
 
         if (!last) {
             done |= which;
@@ -176,10 +180,10 @@ flood(struct sp_action_ctx *ctx, bool last, struct group *g)
     struct group out;
 
     for (uint32_t port = 1; port <= end && g->n; port++) {
-        uint32_t send = sp_batch_lanes(g->n) & ~from_port(g, port);
+        uint32_t send = sp_batch_lanes(g->n) & ~from_port(ctx, g, port);
         uint32_t take = !last             ? 0
                         : port == end     ? send
-                        : port + 1 == end ? from_port(g, end)
+                        : port + 1 == end ? from_port(ctx, g, end)
                                           : 0;
 
         pick(ctx, g, send, take, &out);

@@ -459,8 +459,10 @@ run_packet_outs(struct pmd *pmd)
     bool profiling = pmd->profiling;
     uint32_t n_table = 0;
 
-    /* Not received bursts: the profile leaves them out. */
+    /* Not received bursts: the profile leaves them out, and the actions
+     * look at each packet's in_port. */
     pmd->profiling = false;
+    pmd->actions.in_port = 0;
     for (unsigned n = 0;
          n < SP_BATCH_MAX && (po = sp_spsc_peek(&pmd->dp->packet_out)); n++) {
         struct sp_packet pkt = po->pkt, *ptr = &pkt;
@@ -554,6 +556,7 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
                 uint64_t end;
 
                 pmd->in_port = port;
+                pmd->actions.in_port = port; /* rx gives it to each */
                 bump(&pmd->ports[port].rx, n);
                 process_burst(pmd, pkts, n);
                 packet_in_notify(pmd);
