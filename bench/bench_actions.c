@@ -106,12 +106,19 @@ bench_init(struct bench *b)
         ip[7] = 0;
         ip[8] = 255;
         ip[9] = 6;
-        b->pkts[i] = (struct sp_packet){
-            .data = f, .len = FRAME, .l3_ofs = L3_OFS, .l4_ofs = L4_OFS};
+        b->pkts[i] = (struct sp_packet){.data = f,
+                                        .len = FRAME,
+                                        .in_port = 2,
+                                        .l3_ofs = L3_OFS,
+                                        .l4_ofs = L4_OFS};
         b->ptrs[i] = &b->pkts[i];
     }
-    b->ctx = (struct sp_action_ctx){
-        .tx = b->tx, .n_ports = 2, .flush = no_flush, .free = no_free};
+    /* As the PMD loop runs them: a burst received on port 2. */
+    b->ctx = (struct sp_action_ctx){.tx = b->tx,
+                                    .n_ports = 2,
+                                    .in_port = 2,
+                                    .flush = no_flush,
+                                    .free = no_free};
 }
 
 static const struct {

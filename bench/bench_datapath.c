@@ -3,7 +3,8 @@
  * The whole datapath for instruction counts: the demo traffic
  * (examples/traffic.pcap) through the demo rules (examples/flows.txt) on
  * one PMD loop (sp_dp_pmd_run, as `simdpath run` runs it) over ports
- * simulated in memory, ITERATIONS times, with VARIANT's kernels, then it
+ * simulated in memory (tests/simio.c, with a fixed pool of buffers),
+ * ITERATIONS times, with VARIANT's kernels, then it
  * stops. Unlike `simdpath run` under a counter, nothing waits or polls
  * for a time, so the count depends on the packets alone: the difference
  * of two runs' instructions over that of their ITERATIONS times the
@@ -19,119 +20,19 @@
 
 #include "benchlib.h"
 #include "simdpath/datapath.h"
+#include "simio.h"
 
-#define HEADROOM 128
-#define BUF_LEN  2048
-#define POOL     256 /* buffers: a burst, its copies and the tx batches */
+#define POOL 256 /* buffers: a burst, its copies and the tx batches */
 
+/* The capture, and it as port 1 receives it (sp_sim.in). */
 static struct {
-    struct sp_dp *dp;
-    uint8_t (*frames)[BUF_LEN];
-    uint32_t *lens;
-    uint32_t n_frames, next;
-    unsigned long passes_left;
-    uint8_t *free_bufs[POOL];
-    unsigned n_free;
-    uint64_t ticks;
-} sim;
+    uint8_t (*frames)[SP_SIM_BUF_LEN];
+    struct sp_sim_frame *in;
+    uint32_t n_frames;
+} cap;
 
-static uint8_t *
-get_buffer(void)
-{
-    return sim.n_free ? sim.free_bufs[--sim.n_free] : NULL;
-}
-
-static void
-put_buffer(void *buf)
-{
-    sim.free_bufs[sim.n_free++] = buf;
-}
-
-/* Port 1 receives the capture, pass after pass; at the end the loop
- * stops. */
-static uint32_t
-sim_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max,
-       struct sp_rx_drops *drops)
-{
-    uint32_t n = 0;
-
-    (void)queue;
-    (void)drops;
-    if (port != 1) {
-        return 0;
-    }
-    while (n < max && sim.passes_left) {
-        uint8_t *buf = get_buffer();
-
-        if (!buf) {
-            break;
-        }
-        memcpy(buf + HEADROOM, sim.frames[sim.next], sim.lens[sim.next]);
-        pkts[n++] = (struct sp_packet){.data = buf + HEADROOM,
-                                       .len = sim.lens[sim.next],
-                                       .in_port = (uint16_t)port,
-                                       .owner = buf};
-        if (++sim.next == sim.n_frames) {
-            sim.next = 0;
-            sim.passes_left--;
-        }
-    }
-    if (!n && !sim.passes_left) {
-        sp_dp_stop(sim.dp);
-    }
-    return n;
-}
-
-static uint32_t
-sim_tx(unsigned port, unsigned queue, struct sp_packet *const *pkts,
-       uint32_t n)
-{
-    (void)port;
-    (void)queue;
-    for (uint32_t i = 0; i < n; i++) {
-        put_buffer(pkts[i]->owner);
-    }
-    return n;
-}
-
-static void
-sim_free(struct sp_packet *pkt)
-{
-    put_buffer(pkt->owner);
-}
-
-static int
-sim_clone(const struct sp_packet *pkt, struct sp_packet *copy)
-{
-    uint8_t *buf = get_buffer();
-
-    if (!buf) {
-        return -1;
-    }
-    memcpy(buf + HEADROOM, pkt->data, pkt->len);
-    *copy = *pkt;
-    copy->data = buf + HEADROOM;
-    copy->owner = buf;
-    return 0;
-}
-
-/* A clock that counts calls: the loop's cycle counters, deterministic. */
-static uint64_t
-sim_tsc(void)
-{
-    return sim.ticks += 7;
-}
-
-static const struct sp_io_ops sim_io = {
-    .rx = sim_rx,
-    .tx = sim_tx,
-    .free = sim_free,
-    .clone = sim_clone,
-    .tsc = sim_tsc,
-    .headroom = HEADROOM,
-};
-
-/* The capture's frames (up to BUF_LEN - HEADROOM bytes each). */
+/* The capture's frames (up to SP_SIM_BUF_LEN - SP_SIM_HEADROOM bytes
+ * each). */
 static int
 load_capture(const char *path)
 {
@@ -139,39 +40,43 @@ load_capture(const char *path)
     pcap_t *p = pcap_open_offline(path, errbuf);
     struct pcap_pkthdr *h;
     const u_char *bytes;
-    uint32_t cap = 0;
+    uint32_t room = 0;
 
     if (!p) {
         fprintf(stderr, "bench_datapath: %s\n", errbuf);
         return -1;
     }
     while (pcap_next_ex(p, &h, &bytes) == 1) {
-        if (h->caplen > BUF_LEN - HEADROOM) {
+        if (h->caplen > SP_SIM_BUF_LEN - SP_SIM_HEADROOM) {
             fprintf(stderr, "bench_datapath: %s: a frame of %u bytes\n", path,
                     h->caplen);
             pcap_close(p);
             return -1;
         }
-        if (sim.n_frames == cap) {
-            cap = cap ? 2 * cap : 1024;
-            sim.frames = realloc(sim.frames, cap * sizeof *sim.frames);
-            sim.lens = realloc(sim.lens, cap * sizeof *sim.lens);
-            if (!sim.frames || !sim.lens) {
+        if (cap.n_frames == room) {
+            room = room ? 2 * room : 1024;
+            cap.frames = realloc(cap.frames, room * sizeof *cap.frames);
+            cap.in = realloc(cap.in, room * sizeof *cap.in);
+            if (!cap.frames || !cap.in) {
                 fprintf(stderr, "bench_datapath: no memory\n");
                 exit(1);
             }
         }
-        memcpy(sim.frames[sim.n_frames], bytes, h->caplen);
-        sim.lens[sim.n_frames++] = h->caplen;
+        memcpy(cap.frames[cap.n_frames], bytes, h->caplen);
+        cap.in[cap.n_frames++].len = h->caplen;
     }
     pcap_close(p);
-    return sim.n_frames ? 0 : -1;
+    /* The frames have stopped moving. */
+    for (uint32_t i = 0; i < cap.n_frames; i++) {
+        cap.in[i].bytes = cap.frames[i];
+        cap.in[i].port = 1;
+    }
+    return cap.n_frames ? 0 : -1;
 }
 
 int
 main(int argc, char **argv)
 {
-    static uint8_t pool[POOL][BUF_LEN];
     struct sp_dp_config config = {
         .n_ports = 2,
         .n_pmds = 1,
@@ -182,6 +87,7 @@ main(int argc, char **argv)
     struct sp_dp_port_stats stats;
     struct sp_err err;
     unsigned long iterations;
+    struct sp_dp *dp;
 
     if (argc < 4 || argc > 5 || strcmp(argv[1], "--count") ||
         (argc == 5 && strcmp(argv[4], "demo"))) {
@@ -189,8 +95,7 @@ main(int argc, char **argv)
                 "usage: bench_datapath --count VARIANT ITERATIONS [demo]\n");
         return 2;
     }
-    if (sp_bench_count_iterations("bench_datapath", argv[3],
-                                  &sim.passes_left)) {
+    if (sp_bench_count_iterations("bench_datapath", argv[3], &iterations)) {
         return 2;
     }
     if (sp_dispatch_set_impl(argv[2], &err)) {
@@ -200,28 +105,29 @@ main(int argc, char **argv)
     if (load_capture(SP_EXAMPLES_DIR "/traffic.pcap")) {
         return 1;
     }
-    for (unsigned i = 0; i < POOL; i++) {
-        put_buffer(pool[i]);
-    }
-    sim.dp = sp_dp_create(&config, &sim_io, &err);
-    if (!sim.dp ||
-        sp_dp_flows_load(sim.dp, SP_EXAMPLES_DIR "/flows.txt", &err)) {
+    sp_sim_init(POOL, false, true);
+    sp_sim.in = cap.in;
+    sp_sim.n_in = cap.n_frames;
+    sp_sim.passes = iterations;
+    dp = sp_dp_create(&config, &sp_sim_io, &err);
+    if (!dp || sp_dp_flows_load(dp, SP_EXAMPLES_DIR "/flows.txt", &err)) {
         fprintf(stderr, "bench_datapath: %s\n", err.msg);
         return 1;
     }
-    iterations = sim.passes_left;
+    /* At the end of the input the loop stops. */
+    sp_sim.stop = dp;
     if (iterations) {
-        sp_dp_pmd_run(sim.dp, 0);
+        sp_dp_pmd_run(dp, 0);
     }
-    sp_dp_port_stats(sim.dp, 1, &stats);
-    sp_dp_destroy(sim.dp);
-    if (stats.rx != (uint64_t)iterations * sim.n_frames) {
+    sp_dp_port_stats(dp, 1, &stats);
+    sp_dp_destroy(dp);
+    if (stats.rx != (uint64_t)iterations * cap.n_frames) {
         fprintf(stderr,
                 "bench_datapath: port 1 received %llu frames of %llu\n",
                 (unsigned long long)stats.rx,
-                (unsigned long long)iterations * sim.n_frames);
+                (unsigned long long)iterations * cap.n_frames);
         return 1;
     }
-    printf("demo %s %u items/iteration\n", argv[2], sim.n_frames);
-    return sim.n_free == POOL ? 0 : 1;
+    printf("demo %s %u items/iteration\n", argv[2], cap.n_frames);
+    return sp_sim.live_buffers == 0 ? 0 : 1;
 }

@@ -3,11 +3,11 @@
  * libFuzzer target: a rule's actions executed on frames, every variant
  * this CPU runs against scalar. An input is a rule (flow syntax, up to the
  * first newline; ports 1-4 exist), a control byte and a frame. The batch
- * is 1-32 copies of the frame cut shorter and shorter, each in a buffer of
- * exactly its length after exactly the headroom the context promises, so
- * ASan sees any access outside. Each variant's kernels (miniflow extract,
- * IPv4 rewrite, batch copy) run the whole batch, as the PMD loop does:
- * parse, execute, flush every port.
+ * is 1-32 copies of the frame cut shorter and shorter (from ports 1-5 in
+ * turn), each in a buffer of exactly its length after exactly the
+ * headroom the context promises, so ASan sees any access outside. Each
+ * variant's kernels (miniflow extract, IPv4 rewrite, batch copy) run the
+ * whole batch, as the PMD loop does: parse, execute, flush every port.
  *
  * Checks:
  *  - every variant sends the same frames (bytes, length, offsets) to the
@@ -406,7 +406,9 @@ run_variant(const struct sp_variant *v, struct run *r,
         struct buf *b = buf_new(r, r->in_len[i], i);
 
         memcpy(b->pkt.data, r->in_bytes[i], r->in_len[i]);
-        b->pkt.in_port = 1;
+        /* From every port in turn, and from one that is none: FLOOD,
+         * IN_PORT and output:N see packets of several in_ports. */
+        b->pkt.in_port = (uint16_t)(1 + i % (N_PORTS + 1));
         ptrs[i] = &b->pkt;
     }
     SP_KERNEL(mfex)(ptrs, n, keys);

@@ -2,7 +2,8 @@
 /*
  * Actions: parsing (every action, round trip through the printer, errors
  * with their column), and execution on packets under every variant
- * (outputs and copies, flushes, drops with their reasons, dec_ttl on TTL
+ * (outputs and copies, IN_PORT, FLOOD and ALL, no output back to the
+ * in_port, flushes, drops with their reasons, dec_ttl on TTL
  * 0, 1, 2, 255, VLAN push/pop on tagged and untagged frames, L2/L3/L4
  * rewrites with checksums recomputed here). Packets come from malloc with
  * headroom, and every one must end in a transmit batch or be freed.
@@ -130,6 +131,13 @@ test_parse_and_format(void **state)
     check_round_trip("controller", &any, "controller");
     check_round_trip("controller:65535,controller:0,output:1,controller:128",
                      &any, "controller,controller:0,output:1,controller:128");
+    /* OpenFlow's reserved ports, in any case, alone or after output:,
+     * printed as ovs-ofctl prints them. */
+    check_round_trip("in_port,output:IN_PORT,flood,output:Flood,all,"
+                     "output:aLL,output:1",
+                     &any, "IN_PORT,IN_PORT,FLOOD,FLOOD,ALL,ALL,output:1");
+    check_round_trip("mod_nw_ttl:9,FLOOD,mod_nw_ttl:8,IN_PORT", &ip,
+                     "mod_nw_ttl:9,FLOOD,mod_nw_ttl:8,IN_PORT");
 }
 
 /* 'text' is refused at byte 'ofs' with a message holding 'what'. */
@@ -187,7 +195,12 @@ test_parse_errors(void **state)
     check_refused("output:1,", &any, 9, "expected an action");
     check_refused("output:1,,output:2", &any, 9, "expected an action");
     check_refused("output", &any, 6, "expected ':' and a value after output");
-    check_refused("output:x", &any, 7, "expected a port number, got 'x'");
+    check_refused("output:x", &any, 7,
+                  "expected a port number, IN_PORT, FLOOD or ALL, got 'x'");
+    check_refused("output:floods", &any, 7, "expected a port number");
+    check_refused("flood:1", &any, 5, "FLOOD takes no value");
+    check_refused("output:1,all:", &any, 12, "ALL takes no value");
+    check_refused("in_port,drop", &any, 8, "drop must be the only action");
     check_refused("output:-1", &any, 7, "expected a port number");
     check_refused("output:70000", &any, 7, "expected a port number");
     check_refused("drop:1", &any, 4, "drop takes no value");
@@ -213,8 +226,10 @@ test_parse_errors(void **state)
     check_refused("controller:x", &any, 11, "expected a length");
 }
 
-/* Test packets: malloc'd with headroom; 'live' counts those not freed. */
+/* Test packets: malloc'd with headroom; 'live' counts those not freed,
+ * 'clones' the copies made. */
 static int live;
+static unsigned clones;
 
 struct test_buf {
     struct sp_packet pkt;
@@ -229,8 +244,11 @@ new_packet(const uint8_t *frame, uint32_t len, uint16_t l3, uint16_t l4)
     assert_non_null(b);
     memset(b->bytes, 0xee, sizeof b->bytes);
     memcpy(b->bytes + HEADROOM, frame, len);
+    /* From a port that is none of the outputs: an output never sends a
+     * packet back where it came in. */
     b->pkt = (struct sp_packet){.data = b->bytes + HEADROOM,
                                 .len = len,
+                                .in_port = N_PORTS,
                                 .l3_ofs = l3,
                                 .l4_ofs = l4,
                                 .owner = b};
@@ -248,6 +266,7 @@ clone_packet(struct sp_action_ctx *ctx, const struct sp_packet *pkt)
     }
     c = new_packet(pkt->data, pkt->len, pkt->l3_ofs, pkt->l4_ofs);
     c->in_port = pkt->in_port;
+    clones++;
     return c;
 }
 
@@ -531,6 +550,213 @@ run_drops(void)
     assert_string_equal(sp_drop_reason_name(SP_DROP_TTL),
                         "TTL or hop limit expired");
     assert_null(sp_drop_reason_name(SP_DROP_COUNT));
+}
+
+/* The packets of tx[port] are, in order, the frames of pkts[0..n) that did
+ * not come in on 'port' (all of them when 'all'), byte for byte as
+ * 'frames' holds them. */
+static void
+check_sent(uint32_t port, struct sp_packet *const *pkts, uint32_t n,
+           uint8_t (*frames)[128], const uint32_t *lens, bool all)
+{
+    uint32_t k = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        if (!all && pkts[i]->in_port == port) {
+            continue;
+        }
+        assert_true(k < tx[port].count);
+        assert_int_equal(tx[port].pkts[k]->len, lens[i]);
+        assert_memory_equal(tx[port].pkts[k]->data, frames[i], lens[i]);
+        k++;
+    }
+    assert_int_equal(tx[port].count, k);
+}
+
+/* Every packet in: sent, dropped or freed; the copies count once each. */
+static void
+check_conserved(const struct sp_action_ctx *ctx, uint32_t n)
+{
+    uint64_t out = 0;
+
+    for (uint32_t p = 0; p < N_PORTS; p++) {
+        out += tx[p].count;
+    }
+    for (unsigned r = 0; r < SP_DROP_COUNT; r++) {
+        out += ctx->drops[r];
+    }
+    assert_int_equal(n + clones, out);
+}
+
+static void
+run_reserved_ports(void)
+{
+    static uint8_t frames[SP_BATCH_MAX][128];
+    uint32_t lens[SP_BATCH_MAX];
+    struct sp_packet *pkts[SP_BATCH_MAX], *orig[SP_BATCH_MAX];
+    struct sp_match any, ip;
+    struct sp_action_ctx ctx;
+    struct sp_random rng = {77};
+    struct sp_actions *a;
+    uint16_t l3, l4;
+    uint32_t n = SP_BATCH_MAX;
+
+    match_init(&any, 0, -1, false);
+    match_init(&ip, 0x0800, -1, false);
+    /* FLOOD and ALL from every port (N_PORTS is not one): ports 1 to
+     * N_PORTS - 1 but the in_port; the last port a packet goes to gets
+     * it, the others copies. */
+    for (unsigned t = 0; t < 2; t++) {
+        for (uint32_t i = 0; i < n; i++) {
+            lens[i] = build_ipv4(frames[i], 17, 64, i & 1, &l3, &l4, i + 5);
+            orig[i] = pkts[i] = new_packet(frames[i], lens[i], l3, l4);
+            pkts[i]->in_port = (uint16_t)sp_random_below(&rng, N_PORTS + 1);
+        }
+        clones = 0;
+        run_one(t ? "ALL" : "output:flood", &any, pkts, n, &ctx);
+        assert_int_equal(tx[0].count, 0);
+        for (uint32_t p = 1; p < N_PORTS; p++) {
+            check_sent(p, pkts, n, frames, lens, false);
+        }
+        for (uint32_t i = 0, k3 = 0, k2 = 0; i < n; i++) {
+            if (pkts[i]->in_port != 3) {
+                assert_ptr_equal(tx[3].pkts[k3++], orig[i]);
+            } else {
+                assert_ptr_equal(tx[2].pkts[k2], orig[i]);
+            }
+            k2 += pkts[i]->in_port != 2;
+        }
+        check_conserved(&ctx, n);
+        ctx_finish(&ctx);
+    }
+    /* Actions between: each output sends the packet as it was then;
+     * IN_PORT back to each packet's port, one that is not a port a
+     * no_port drop. */
+    for (uint32_t i = 0; i < n; i++) {
+        lens[i] = build_ipv4(frames[i], 6, 64, false, &l3, &l4, i + 50);
+        pkts[i] = new_packet(frames[i], lens[i], l3, l4);
+        pkts[i]->in_port = (uint16_t)(1 + i % N_PORTS);
+    }
+    clones = 0;
+    a = parse_ok("mod_nw_ttl:9,FLOOD,mod_nw_ttl:8,IN_PORT", &ip);
+    ctx_init(&ctx);
+    sp_actions_execute(a, pkts, n, &ctx);
+    sp_actions_free(a);
+    assert_int_equal(ctx.drops[SP_DROP_NO_PORT], n / N_PORTS);
+    for (uint32_t p = 1; p < N_PORTS; p++) {
+        uint32_t ttl8 = 0, ttl9 = 0;
+
+        for (uint32_t k = 0; k < tx[p].count; k++) {
+            const struct sp_packet *q = tx[p].pkts[k];
+            uint8_t ttl = q->data[q->l3_ofs + 8];
+
+            check_ipv4_checksums(q);
+            ttl8 += ttl == 8 && q->in_port == p;
+            ttl9 += ttl == 9 && q->in_port != p;
+        }
+        /* n / N_PORTS packets came in on each port and on N_PORTS. */
+        assert_int_equal(ttl8, n / N_PORTS);
+        assert_int_equal(ttl9, n - n / N_PORTS);
+        assert_int_equal(tx[p].count, ttl8 + ttl9);
+    }
+    check_conserved(&ctx, n);
+    ctx_finish(&ctx);
+    /* output:N is not to a packet that came in on N: the copies still go
+     * to the other outputs; the last to the in_port drops it (in_port). */
+    for (uint32_t i = 0; i < 4; i++) {
+        lens[i] = build_ipv4(frames[i], 17, 64, false, &l3, &l4, i + 90);
+        pkts[i] = new_packet(frames[i], lens[i], l3, l4);
+        pkts[i]->in_port = (uint16_t)(i < 2 ? 2 : 1);
+    }
+    clones = 0;
+    run_one("output:1,output:2", &any, pkts, 4, &ctx);
+    assert_int_equal(tx[1].count, 2);
+    assert_int_equal(tx[2].count, 2);
+    assert_int_equal(clones, 2);
+    assert_ptr_equal(tx[2].pkts[0], pkts[2]);
+    assert_int_equal(ctx.drops[SP_DROP_IN_PORT], 2);
+    check_conserved(&ctx, 4);
+    ctx_finish(&ctx);
+    for (uint32_t i = 0; i < 2; i++) {
+        pkts[i] = new_packet(frames[i], lens[i], l3, l4);
+        pkts[i]->in_port = 2;
+    }
+    clones = 0;
+    run_one("output:2,output:1", &any, pkts, 2, &ctx);
+    assert_int_equal(clones, 0);
+    assert_int_equal(tx[1].count, 2);
+    assert_int_equal(tx[2].count, 0);
+    ctx_finish(&ctx);
+    /* The caller's word that every packet came in on one port (a
+     * received burst's) changes nothing but the looking. */
+    for (uint32_t hint = 0; hint <= 2; hint += 2) {
+        for (uint32_t i = 0; i < 5; i++) {
+            pkts[i] = new_packet(frames[i], lens[i], l3, l4);
+            pkts[i]->in_port = 2;
+        }
+        clones = 0;
+        a = parse_ok("output:2,FLOOD,output:1,IN_PORT,output:3", &any);
+        ctx_init(&ctx);
+        ctx.in_port = hint;
+        sp_actions_execute(a, pkts, 5, &ctx);
+        sp_actions_free(a);
+        assert_int_equal(tx[1].count, 10);
+        assert_int_equal(tx[2].count, 5);
+        assert_int_equal(tx[3].count, 10);
+        assert_int_equal(clones, 20);
+        assert_ptr_equal(tx[3].pkts[9], pkts[4]);
+        check_conserved(&ctx, 5);
+        ctx_finish(&ctx);
+    }
+    /* A flood with only the in_port to go to sends nothing. */
+    pkts[0] = new_packet(frames[0], lens[0], l3, l4);
+    pkts[0]->in_port = 1;
+    clones = 0;
+    a = parse_ok("FLOOD", &any);
+    ctx_init(&ctx);
+    ctx.n_ports = 2;
+    sp_actions_execute(a, pkts, 1, &ctx);
+    sp_actions_free(a);
+    assert_int_equal(ctx.drops[SP_DROP_IN_PORT], 1);
+    assert_int_equal(clones, 0);
+    ctx.n_ports = N_PORTS;
+    ctx_finish(&ctx);
+    /* Full batches are flushed once per port; without buffers the copies
+     * are no_buffer drops and each packet still reaches its last port. */
+    a = parse_ok("FLOOD", &any);
+    ctx_init(&ctx);
+    for (unsigned round = 0; round < 2; round++) {
+        for (uint32_t i = 0; i < 20; i++) {
+            pkts[i] = new_packet(frames[0], lens[0], l3, l4);
+        }
+        sp_actions_execute(a, pkts, 20, &ctx);
+    }
+    for (uint32_t p = 1; p < N_PORTS; p++) {
+        assert_int_equal(flushes[p], 1);
+        assert_int_equal(tx[p].count, 20);
+    }
+    ctx.aux = &ctx;
+    for (uint32_t i = 0; i < 3; i++) {
+        pkts[i] = new_packet(frames[0], lens[0], l3, l4);
+        pkts[i]->in_port = (uint16_t)(i + 1);
+    }
+    sp_actions_execute(a, pkts, 3, &ctx);
+    ctx.aux = NULL;
+    assert_int_equal(ctx.drops[SP_DROP_NO_BUFFER], 3);
+    assert_int_equal(tx[1].count, 20);
+    assert_int_equal(tx[2].count, 21);
+    assert_int_equal(tx[3].count, 22);
+    assert_ptr_equal(tx[2].pkts[20], pkts[2]);
+    assert_ptr_equal(tx[3].pkts[21], pkts[1]);
+    ctx_finish(&ctx);
+    sp_actions_free(a);
+}
+
+static void
+test_reserved_ports(void **state)
+{
+    (void)state;
+    for_each_variant(run_reserved_ports);
 }
 
 /* What the controller callback took: the packets (freed at once), with
@@ -944,25 +1170,36 @@ test_short_frames(void **state)
     for_each_variant(run_short_frames);
 }
 
-/* Random IPv4 action lists on random frames: every variant sends the
- * same bytes to the same ports and drops the same packets as scalar. */
+/* Random IPv4 action lists (FLOOD and IN_PORT among them) on random frames
+ * from random ports: every variant sends the same bytes to the same ports
+ * and drops the same packets as scalar. */
 static void
 test_random_ipv4_lists(void **state)
 {
     (void)state;
     static const char *const pieces[] = {
-        "dec_ttl",        "mod_nw_src:10.1.2.3",    "mod_nw_dst:192.0.2.77",
-        "mod_nw_tos:252", "mod_nw_ecn:1",           "mod_nw_ttl:1",
-        "output:1",       "mod_tp_dst:8080",        "push_vlan:0x8100",
-        "strip_vlan",     "mod_dl_src:0:0:0:0:0:1",
+        "dec_ttl",
+        "mod_nw_src:10.1.2.3",
+        "mod_nw_dst:192.0.2.77",
+        "mod_nw_tos:252",
+        "mod_nw_ecn:1",
+        "mod_nw_ttl:1",
+        "output:1",
+        "mod_tp_dst:8080",
+        "push_vlan:0x8100",
+        "strip_vlan",
+        "mod_dl_src:0:0:0:0:0:1",
+        "FLOOD",
+        "IN_PORT",
+        "output:0",
     };
     struct sp_random rng = {21};
     struct sp_match udp;
 
     match_init(&udp, 0x0800, 17, false);
     for (int round = 0; round < 200; round++) {
-        static uint8_t want[SP_BATCH_MAX * 2][160];
-        uint32_t want_len[SP_BATCH_MAX * 2], want_count[N_PORTS];
+        static uint8_t want[SP_BATCH_MAX * N_PORTS][160];
+        uint32_t want_len[SP_BATCH_MAX * N_PORTS], want_count[N_PORTS];
         uint64_t want_drops[SP_DROP_COUNT];
         uint32_t n = sp_random_below(&rng, SP_BATCH_MAX + 1);
         uint64_t seed = sp_random_next(&rng);
@@ -970,7 +1207,7 @@ test_random_ipv4_lists(void **state)
         struct sp_actions *a;
 
         for (unsigned k = sp_random_below(&rng, 6); k > 0; k--) {
-            strcat(text, pieces[sp_random_below(&rng, 11)]);
+            strcat(text, pieces[sp_random_below(&rng, 14)]);
             strcat(text, ",");
         }
         strcat(text, sp_random_below(&rng, 2) ? "output:2" : "output:3");
@@ -992,6 +1229,8 @@ test_random_ipv4_lists(void **state)
                                sp_random_next(&frames));
 
                 pkts[i] = new_packet(frame, len, l3, l4);
+                pkts[i]->in_port =
+                    (uint16_t)sp_random_below(&frames, N_PORTS + 1);
             }
             ctx_init(&ctx);
             sp_actions_execute(a, pkts, n, &ctx);
@@ -1073,6 +1312,7 @@ main(void)
         cmocka_unit_test(test_controller),
         cmocka_unit_test_teardown(test_outputs, reset_dispatch),
         cmocka_unit_test_teardown(test_drops, reset_dispatch),
+        cmocka_unit_test_teardown(test_reserved_ports, reset_dispatch),
         cmocka_unit_test(test_vlan),
         cmocka_unit_test_teardown(test_l2_l4, reset_dispatch),
         cmocka_unit_test(test_ipv6_extension_and_short_l4),

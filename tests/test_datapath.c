@@ -3,7 +3,8 @@
  * The datapath on ports simulated in memory: forwarding by rules, counters
  * that conserve, the same output from every kernel variant, kernel and rule
  * changes while traffic flows, flow file errors, and the controller's
- * packets both ways (PACKET_IN and PACKET_OUT). DPDK is not needed,
+ * packets both ways (PACKET_IN and PACKET_OUT), on tests/simio.c's ports
+ * with faults injected. DPDK is not needed,
  * so this runs on every leg (arm64 too).
  */
 #include <arpa/inet.h>
@@ -16,179 +17,11 @@
 #include "simdpath/datapath.h"
 #include "simdpath/pktgen.h"
 #include "simdpath/random.h"
+#include "simio.h"
 #include "testlib.h"
 
-#define HEADROOM   64
-#define MAX_PORTS  4
-#define MAX_FRAMES 20480
-
-/* ---- simulated ports ---- */
-
-struct frame {
-    uint8_t *bytes;
-    uint32_t len;
-};
-
-static struct {
-    pthread_mutex_t lock;
-    struct frame in[MAX_FRAMES]; /* what port 1 receives, in order */
-    unsigned n_in, next_in;
-    bool endless; /* replay 'in' forever */
-    struct frame out[MAX_PORTS + 1][MAX_FRAMES];
-    unsigned n_out[MAX_PORTS + 1];
-    unsigned refuse_every; /* port 2 refuses every Nth packet (0: none) */
-    unsigned fail_every;   /* clone finds no buffer every Nth time */
-    unsigned lose_every;   /* rx cannot deliver every Nth frame */
-    unsigned clone_calls, rx_calls;
-    unsigned tx_calls;
-    uint64_t ticks;
-    long live_buffers; /* allocated minus freed: leaks show here */
-} sim = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static uint8_t *
-alloc_buffer(uint32_t len)
-{
-    __atomic_add_fetch(&sim.live_buffers, 1, __ATOMIC_RELAXED);
-    return malloc(HEADROOM + len);
-}
-
-static void
-free_buffer(void *buf)
-{
-    __atomic_sub_fetch(&sim.live_buffers, 1, __ATOMIC_RELAXED);
-    free(buf);
-}
-
-static uint32_t
-sim_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max,
-       struct sp_rx_drops *drops)
-{
-    uint32_t n = 0;
-
-    (void)queue;
-    if (port != 1) {
-        return 0;
-    }
-    pthread_mutex_lock(&sim.lock);
-    while (n < max && (sim.next_in < sim.n_in || (sim.endless && sim.n_in))) {
-        const struct frame *f = &sim.in[sim.next_in++ % sim.n_in];
-        uint8_t *buf;
-
-        if (sim.endless) {
-            sim.next_in %= sim.n_in;
-        }
-        /* As a frame in segments that cannot be gathered. */
-        if (sim.lose_every && ++sim.rx_calls % sim.lose_every == 0) {
-            if (sim.rx_calls / sim.lose_every % 2) {
-                drops->too_long++;
-            } else {
-                drops->no_buffer++;
-            }
-            continue;
-        }
-        buf = alloc_buffer(f->len);
-        memcpy(buf + HEADROOM, f->bytes, f->len);
-        pkts[n] = (struct sp_packet){.data = buf + HEADROOM,
-                                     .len = f->len,
-                                     .in_port = (uint16_t)port,
-                                     .owner = buf};
-        n++;
-    }
-    pthread_mutex_unlock(&sim.lock);
-    return n;
-}
-
-static uint32_t
-sim_tx(unsigned port, unsigned queue, struct sp_packet *const *pkts,
-       uint32_t n)
-{
-    uint32_t sent = 0;
-
-    (void)queue;
-    pthread_mutex_lock(&sim.lock);
-    for (uint32_t i = 0; i < n; i++) {
-        bool refuse = port == 2 && sim.refuse_every &&
-                      ++sim.tx_calls % sim.refuse_every == 0;
-
-        if (!refuse && !sim.endless && sim.n_out[port] < MAX_FRAMES) {
-            struct frame *f = &sim.out[port][sim.n_out[port]++];
-
-            f->bytes = malloc(pkts[i]->len);
-            f->len = pkts[i]->len;
-            memcpy(f->bytes, pkts[i]->data, f->len);
-        }
-        sent += !refuse;
-        free_buffer(pkts[i]->owner);
-    }
-    pthread_mutex_unlock(&sim.lock);
-    return sent;
-}
-
-static void
-sim_free(struct sp_packet *pkt)
-{
-    free_buffer(pkt->owner);
-}
-
-static int
-sim_clone(const struct sp_packet *pkt, struct sp_packet *copy)
-{
-    uint8_t *buf;
-
-    if (sim.fail_every && ++sim.clone_calls % sim.fail_every == 0) {
-        return -1;
-    }
-    buf = alloc_buffer(pkt->len);
-
-    memcpy(buf + HEADROOM, pkt->data, pkt->len);
-    *copy = *pkt;
-    copy->data = buf + HEADROOM;
-    copy->owner = buf;
-    return 0;
-}
-
-static int
-sim_alloc(const uint8_t *data, uint32_t len, struct sp_packet *pkt)
-{
-    uint8_t *buf = alloc_buffer(len);
-
-    memcpy(buf + HEADROOM, data, len);
-    *pkt =
-        (struct sp_packet){.data = buf + HEADROOM, .len = len, .owner = buf};
-    return 0;
-}
-
-static uint64_t
-sim_tsc(void)
-{
-    return __atomic_add_fetch(&sim.ticks, 7, __ATOMIC_RELAXED);
-}
-
-static const struct sp_io_ops sim_io = {
-    .rx = sim_rx,
-    .tx = sim_tx,
-    .free = sim_free,
-    .clone = sim_clone,
-    .tsc = sim_tsc,
-    .alloc = sim_alloc,
-    .headroom = HEADROOM,
-};
-
-static void
-sim_reset(void)
-{
-    for (unsigned p = 0; p <= MAX_PORTS; p++) {
-        for (unsigned i = 0; i < sim.n_out[p]; i++) {
-            free(sim.out[p][i].bytes);
-        }
-        sim.n_out[p] = 0;
-    }
-    sim.next_in = 0;
-    sim.endless = false;
-    sim.refuse_every = 0;
-    sim.fail_every = sim.lose_every = 0;
-    sim.tx_calls = sim.clone_calls = sim.rx_calls = 0;
-}
+/* What the ports receive: sp_sim.in. */
+static struct sp_sim_frame inputs[SP_SIM_MAX_FRAMES];
 
 /* pktgen leaves checksums 0; give IPv4 headers a valid one, so that a
  * rewrite that keeps it valid can be checked. */
@@ -219,17 +52,18 @@ set_ipv4_checksum(uint8_t *f, uint32_t len)
 static void
 make_traffic(unsigned count)
 {
-    static uint8_t storage[MAX_FRAMES][SP_PKTGEN_MAX];
+    static uint8_t storage[SP_SIM_MAX_FRAMES][SP_PKTGEN_MAX];
     struct sp_random rng = {2024};
 
     for (unsigned i = 0; i < count; i++) {
         enum sp_pktgen_shape shape = i % SP_PKTGEN_SHAPE_COUNT;
 
-        sim.in[i].bytes = storage[i];
-        sim.in[i].len = (uint32_t)sp_pktgen(shape, &rng, storage[i]);
-        set_ipv4_checksum(storage[i], sim.in[i].len);
+        inputs[i].bytes = storage[i];
+        inputs[i].len = (uint32_t)sp_pktgen(shape, &rng, storage[i]);
+        inputs[i].port = 1;
+        set_ipv4_checksum(storage[i], inputs[i].len);
     }
-    sim.n_in = count;
+    sp_sim.n_in = count;
 }
 
 /* ---- running the datapath ---- */
@@ -250,17 +84,17 @@ pmd_main(void *arg)
 }
 
 static struct sp_dp *
-make_dp(const char *const *rules, unsigned n_pmds)
+make_dp_ports(const char *const *rules, unsigned n_pmds, unsigned n_ports)
 {
     struct sp_dp_config config = {
-        .n_ports = 3,
+        .n_ports = n_ports,
         .n_pmds = n_pmds,
         .n_rxq = 1,
         .emc_entries = 1024,
         .emc_insert_inv_prob = 1,
     };
     struct sp_err err;
-    struct sp_dp *dp = sp_dp_create(&config, &sim_io, &err);
+    struct sp_dp *dp = sp_dp_create(&config, &sp_sim_io, &err);
 
     if (!dp) {
         fail_msg("sp_dp_create: %s", err.msg);
@@ -274,13 +108,25 @@ make_dp(const char *const *rules, unsigned n_pmds)
     return dp;
 }
 
+static struct sp_dp *
+make_dp(const char *const *rules, unsigned n_pmds)
+{
+    return make_dp_ports(rules, n_pmds, 3);
+}
+
+/* Received on every port. */
 static uint64_t
 total_rx(struct sp_dp *dp)
 {
-    struct sp_dp_port_stats s;
+    uint64_t rx = 0;
 
-    sp_dp_port_stats(dp, 1, &s);
-    return s.rx;
+    for (unsigned p = 1; p <= SP_SIM_MAX_PORTS; p++) {
+        struct sp_dp_port_stats s;
+
+        sp_dp_port_stats(dp, p, &s);
+        rx += s.rx;
+    }
+    return rx;
 }
 
 /* Runs one PMD until every input frame went through, then stops it. */
@@ -290,7 +136,7 @@ run_to_end(struct sp_dp *dp)
     struct pmd_thread t = {dp, 0, 0};
 
     assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
-    while (total_rx(dp) < sim.n_in) {
+    while (total_rx(dp) < sp_sim.n_in) {
         usleep(1000);
     }
     /* The last burst is counted as received before it is sent. */
@@ -306,7 +152,7 @@ assert_conserved(struct sp_dp *dp)
 {
     uint64_t in = 0, out = 0, drops = 0;
 
-    for (unsigned p = 0; p <= 3; p++) {
+    for (unsigned p = 0; p <= SP_SIM_MAX_PORTS; p++) {
         struct sp_dp_port_stats s;
 
         sp_dp_port_stats(dp, p, &s);
@@ -341,7 +187,7 @@ test_forwarding(void **state)
     struct sp_dp_port_stats p1, p2, p3;
     unsigned arp_in = 0, ipv4_out = 0;
 
-    sim_reset();
+    sp_sim_reset();
     make_traffic(2000);
     dp = make_dp(forwarding_rules, 1);
     run_to_end(dp);
@@ -350,23 +196,23 @@ test_forwarding(void **state)
     sp_dp_port_stats(dp, 2, &p2);
     sp_dp_port_stats(dp, 3, &p3);
     assert_int_equal(p1.rx, 2000);
-    assert_int_equal(p2.tx, sim.n_out[2]);
-    assert_int_equal(p3.tx, sim.n_out[3]);
+    assert_int_equal(p2.tx, sp_sim.n_out[2]);
+    assert_int_equal(p3.tx, sp_sim.n_out[3]);
     /* MPLS and "other" frames match nothing. */
     assert_true(p1.drops[SP_DP_DROP_NO_MATCH] > 0);
-    for (unsigned i = 0; i < sim.n_in; i++) {
+    for (unsigned i = 0; i < sp_sim.n_in; i++) {
         arp_in += i % SP_PKTGEN_SHAPE_COUNT == SP_PKTGEN_ARP;
     }
     /* Every ARP frame went to port 2 and, copied, to port 3. */
     assert_int_equal(p1.copies, arp_in);
     /* What reached port 2 as plain IPv4 has a valid header checksum, and
      * UDP ones carry the new source. */
-    for (unsigned i = 0; i < sim.n_out[2]; i++) {
-        const uint8_t *f = sim.out[2][i].bytes;
+    for (unsigned i = 0; i < sp_sim.n_out[2]; i++) {
+        const uint8_t *f = sp_sim.out[2][i].bytes;
 
-        if (sim.out[2][i].len >= 34 && f[12] == 0x08 && f[13] == 0 &&
+        if (sp_sim.out[2][i].len >= 34 && f[12] == 0x08 && f[13] == 0 &&
             (f[14] >> 4) == 4 && (f[14] & 15) >= 5 &&
-            sim.out[2][i].len >= 14u + (f[14] & 15) * 4u) {
+            sp_sim.out[2][i].len >= 14u + (f[14] & 15) * 4u) {
             assert_int_equal(
                 sp_test_fold_be(sp_test_sum_be(f + 14, (f[14] & 15) * 4u)),
                 0xffff);
@@ -377,9 +223,9 @@ test_forwarding(void **state)
         }
     }
     assert_true(ipv4_out > 100);
-    assert_int_equal(sim.live_buffers, 0);
+    assert_int_equal(sp_sim.live_buffers, 0);
     sp_dp_destroy(dp);
-    sim_reset();
+    sp_sim_reset();
 }
 
 struct rule_counts {
@@ -447,18 +293,18 @@ test_foreach_counters(void **state)
         uint64_t arp_packets = 0, arp_bytes = 0, bytes = 0;
         struct sp_dp *dp;
 
-        sim_reset();
+        sp_sim_reset();
         make_traffic(2000);
         dp = make_dp(sharing_rules, pmds[t]);
         run_to_end(dp);
         sp_dp_port_stats(dp, 1, &p1);
         assert_int_equal(sp_dp_flows_foreach(dp, add_counts, &c), 0);
-        for (unsigned i = 0; i < sim.n_in; i++) {
+        for (unsigned i = 0; i < sp_sim.n_in; i++) {
             if (i % SP_PKTGEN_SHAPE_COUNT == SP_PKTGEN_ARP) {
                 arp_packets++;
-                arp_bytes += sim.in[i].len;
+                arp_bytes += sp_sim.in[i].len;
             }
-            bytes += sim.in[i].len;
+            bytes += sp_sim.in[i].len;
         }
         assert_int_equal(c.rules, 4);
         assert_int_equal(c.packets, p1.rx - p1.drops[SP_DP_DROP_NO_MATCH]);
@@ -468,7 +314,53 @@ test_foreach_counters(void **state)
         check_stats_exact(dp, &c);
         sp_dp_destroy(dp);
     }
-    sim_reset();
+    sp_sim_reset();
+}
+
+/* A copy of what port p sent, to compare later runs with (sp_sim_reset
+ * frees the recording). */
+static struct sp_sim_frame *
+keep_sent(unsigned p)
+{
+    struct sp_sim_frame *kept = malloc(sizeof *kept * (sp_sim.n_out[p] + 1));
+
+    assert_non_null(kept);
+    for (unsigned i = 0; i < sp_sim.n_out[p]; i++) {
+        uint8_t *bytes = malloc(sp_sim.out[p][i].len);
+
+        memcpy(bytes, sp_sim.out[p][i].bytes, sp_sim.out[p][i].len);
+        kept[i] = sp_sim.out[p][i];
+        kept[i].bytes = bytes;
+    }
+    return kept;
+}
+
+static void
+free_kept(struct sp_sim_frame *kept, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        free((void *)kept[i].bytes);
+    }
+    free(kept);
+}
+
+/* Port p sent the n frames of 'want', byte for byte; 'run' names this
+ * run and 'first' the one 'want' is from. */
+static void
+check_sent_as(unsigned p, const struct sp_sim_frame *want, unsigned n,
+              const char *run, const char *first)
+{
+    if (sp_sim.n_out[p] != n) {
+        fail_msg("%s: port %u sent %u frames, %s %u", run, p, sp_sim.n_out[p],
+                 first, n);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        if (sp_sim.out[p][i].len != want[i].len ||
+            memcmp(sp_sim.out[p][i].bytes, want[i].bytes, want[i].len)) {
+            fail_msg("%s: port %u frame %u differs from %s's", run, p, i,
+                     first);
+        }
+    }
 }
 
 /* The output of every variant, forced for every kernel, and of
@@ -479,8 +371,8 @@ test_identical_across_variants(void **state)
     (void)state;
     const struct sp_variant *variants[SP_VARIANT_MAX];
     unsigned n = sp_test_variants(variants, SP_VARIANT_MAX);
-    struct frame *first[MAX_PORTS + 1];
-    unsigned first_n[MAX_PORTS + 1];
+    struct sp_sim_frame *first[SP_SIM_MAX_PORTS + 1];
+    unsigned first_n[SP_SIM_MAX_PORTS + 1];
     struct sp_err err;
 
     make_traffic(1500);
@@ -488,7 +380,7 @@ test_identical_across_variants(void **state)
         const char *name = v < n ? variants[v]->name : "autovalidate";
         struct sp_dp *dp;
 
-        sim_reset();
+        sp_sim_reset();
         assert_int_equal(sp_dispatch_set_impl(name, &err), 0);
         sp_autovalidate_reset();
         dp = make_dp(forwarding_rules, 1);
@@ -496,27 +388,10 @@ test_identical_across_variants(void **state)
         assert_conserved(dp);
         for (unsigned p = 2; p <= 3; p++) {
             if (v == 0) {
-                first_n[p] = sim.n_out[p];
-                first[p] = malloc(sizeof(struct frame) * sim.n_out[p]);
-                for (unsigned i = 0; i < sim.n_out[p]; i++) {
-                    first[p][i].len = sim.out[p][i].len;
-                    first[p][i].bytes = malloc(first[p][i].len);
-                    memcpy(first[p][i].bytes, sim.out[p][i].bytes,
-                           first[p][i].len);
-                }
-                continue;
-            }
-            if (sim.n_out[p] != first_n[p]) {
-                fail_msg("%s: port %u sent %u frames, scalar %u", name, p,
-                         sim.n_out[p], first_n[p]);
-            }
-            for (unsigned i = 0; i < first_n[p]; i++) {
-                if (sim.out[p][i].len != first[p][i].len ||
-                    memcmp(sim.out[p][i].bytes, first[p][i].bytes,
-                           first[p][i].len)) {
-                    fail_msg("%s: port %u frame %u differs from scalar's",
-                             name, p, i);
-                }
+                first_n[p] = sp_sim.n_out[p];
+                first[p] = keep_sent(p);
+            } else {
+                check_sent_as(p, first[p], first_n[p], name, "scalar");
             }
         }
         for (unsigned k = 0; v == n && k < SP_KERNEL_COUNT; k++) {
@@ -527,13 +402,10 @@ test_identical_across_variants(void **state)
         sp_dp_destroy(dp);
     }
     for (unsigned p = 2; p <= 3; p++) {
-        for (unsigned i = 0; i < first_n[p]; i++) {
-            free(first[p][i].bytes);
-        }
-        free(first[p]);
+        free_kept(first[p], first_n[p]);
     }
     sp_dispatch_reset();
-    sim_reset();
+    sp_sim_reset();
 }
 
 static void
@@ -543,18 +415,18 @@ test_tx_refused_is_counted(void **state)
     struct sp_dp *dp;
     struct sp_dp_port_stats p2;
 
-    sim_reset();
+    sp_sim_reset();
     make_traffic(1000);
-    sim.refuse_every = 3;
+    sp_sim.refuse_every = 3;
     dp = make_dp(forwarding_rules, 1);
     run_to_end(dp);
     assert_conserved(dp);
     sp_dp_port_stats(dp, 2, &p2);
     assert_true(p2.drops[SP_DP_DROP_TX_REFUSED] > 0);
-    assert_int_equal(p2.tx, sim.n_out[2]);
-    assert_int_equal(sim.live_buffers, 0);
+    assert_int_equal(p2.tx, sp_sim.n_out[2]);
+    assert_int_equal(sp_sim.live_buffers, 0);
     sp_dp_destroy(dp);
-    sim_reset();
+    sp_sim_reset();
 }
 
 /* Frames rx could not deliver count as received and dropped, by reason;
@@ -571,10 +443,10 @@ test_lost_and_uncopied_are_counted(void **state)
     struct sp_dp *dp;
     struct sp_dp_port_stats p1;
 
-    sim_reset();
+    sp_sim_reset();
     make_traffic(1000);
-    sim.lose_every = 5;
-    sim.fail_every = 4;
+    sp_sim.lose_every = 5;
+    sp_sim.fail_every = 4;
     dp = make_dp(copy_all, 1);
     run_to_end(dp);
     assert_conserved(dp);
@@ -584,12 +456,122 @@ test_lost_and_uncopied_are_counted(void **state)
     /* 800 delivered: each asks for one copy, every fourth finds none. */
     assert_int_equal(p1.copies, 800);
     assert_int_equal(p1.drops[SP_DROP_NO_BUFFER], 100 + 200);
-    assert_int_equal(sim.n_out[2], 600);
-    assert_int_equal(sim.n_out[3], 800);
+    assert_int_equal(sp_sim.n_out[2], 600);
+    assert_int_equal(sp_sim.n_out[3], 800);
     assert_string_equal(sp_dp_drop_name(SP_DP_DROP_TOO_LONG), "too_long");
-    assert_int_equal(sim.live_buffers, 0);
+    assert_int_equal(sp_sim.live_buffers, 0);
     sp_dp_destroy(dp);
-    sim_reset();
+    sp_sim_reset();
+}
+
+/* FLOOD, ALL and IN_PORT on 2, 3 and 4 ports, traffic coming in on every
+ * port, and output:N not back to where a packet came in: each port sends
+ * what the rules say (counted here from each frame's own headers), every
+ * variant the same bytes in the same order, copies for all but the last
+ * output, and the counters conserve. A PACKET_OUT's FLOOD runs the same
+ * code. */
+static const char *const flood_rules[] = {
+    "priority=10,arp,actions=FLOOD",
+    "priority=10,ip,actions=mod_nw_ttl:9,ALL",
+    "priority=10,ipv6,actions=IN_PORT",
+    "priority=5,actions=output:1,output:2",
+    NULL,
+};
+
+static void
+test_flood_ports(void **state)
+{
+    const struct sp_variant *variants[SP_VARIANT_MAX];
+    unsigned n_variants = sp_test_variants(variants, SP_VARIANT_MAX);
+    static const unsigned n_frames = 1200;
+
+    (void)state;
+    make_traffic(n_frames);
+    for (unsigned n_ports = 2; n_ports <= SP_SIM_MAX_PORTS; n_ports++) {
+        uint64_t want_tx[SP_SIM_MAX_PORTS + 1] = {0}, want_copies = 0;
+        uint64_t want_in_port = 0;
+        struct sp_sim_frame *first[SP_SIM_MAX_PORTS + 1] = {0};
+
+        /* Runs of 40 frames a port, so bursts are full and mixed. */
+        for (unsigned i = 0; i < n_frames; i++) {
+            unsigned q = 1 + i / 40 % n_ports;
+            struct sp_match m;
+            uint16_t type;
+
+            inputs[i].port = (uint16_t)q;
+            sp_dp_frame_match(inputs[i].bytes, inputs[i].len, (uint16_t)q, &m);
+            type = ntohs(m.key.dl_type);
+            if (type == 0x0806 || type == 0x0800) {
+                for (unsigned p = 1; p <= n_ports; p++) {
+                    want_tx[p] += p != q;
+                }
+                want_copies += n_ports - 2;
+            } else if (type == 0x86dd) {
+                want_tx[q]++;
+            } else {
+                want_tx[1] += q != 1;
+                want_tx[2] += q != 2;
+                want_copies += q != 1;
+                want_in_port += q == 2;
+            }
+        }
+        /* The PACKET_OUT, from port 2: every other port. */
+        for (unsigned p = 1; p <= n_ports; p++) {
+            want_tx[p] += p != 2;
+        }
+        want_copies += n_ports - 2;
+        for (unsigned v = 0; v < n_variants; v++) {
+            struct sp_dp_port_stats s;
+            uint64_t copies = 0, in_port = 0;
+            struct sp_err err;
+            struct sp_dp *dp;
+            char run[64];
+
+            sp_sim_reset();
+            snprintf(run, sizeof run, "%s, %u ports", variants[v]->name,
+                     n_ports);
+            assert_int_equal(sp_dispatch_set_impl(variants[v]->name, &err), 0);
+            dp = make_dp_ports(flood_rules, 1, n_ports);
+            assert_int_equal(sp_dp_packet_out(dp, inputs[0].bytes,
+                                              inputs[0].len, 2, "FLOOD", &err),
+                             0);
+            run_to_end(dp);
+            assert_conserved(dp);
+            for (unsigned p = 0; p <= n_ports; p++) {
+                sp_dp_port_stats(dp, p, &s);
+                copies += s.copies;
+                in_port += s.drops[SP_DP_DROP_IN_PORT];
+                assert_int_equal(s.drops[SP_DP_DROP_NO_BUFFER], 0);
+                assert_int_equal(s.tx, sp_sim.n_out[p]);
+                if (p && s.tx != want_tx[p]) {
+                    fail_msg("%s: port %u sent %llu, want %llu", run, p,
+                             (unsigned long long)s.tx,
+                             (unsigned long long)want_tx[p]);
+                }
+                if (!p) {
+                    continue;
+                }
+                if (v == 0) {
+                    first[p] = keep_sent(p);
+                } else {
+                    check_sent_as(p, first[p], (unsigned)want_tx[p], run,
+                                  variants[0]->name);
+                }
+            }
+            sp_dp_port_stats(dp, 2, &s);
+            assert_int_equal(s.packet_out, 1);
+            assert_int_equal(copies, want_copies);
+            assert_int_equal(in_port, want_in_port);
+            sp_dp_destroy(dp);
+            assert_int_equal(sp_sim.live_buffers, 0);
+        }
+        for (unsigned p = 1; p <= n_ports; p++) {
+            free_kept(first[p], (unsigned)want_tx[p]);
+        }
+    }
+    sp_dispatch_reset();
+    make_traffic(n_frames); /* every frame back on port 1 */
+    sp_sim_reset();
 }
 
 /* The counters' names of the drop reasons, in order: what counters-show
@@ -601,7 +583,8 @@ test_drop_names(void **state)
     static const char *const names[] = {
         "action",          "no_output", "ttl",         "no_port",
         "tx_full",         "no_buffer", "no_headroom", "no_controller",
-        "controller_full", "no_match",  "tx_refused",  "too_long",
+        "controller_full", "in_port",   "no_match",    "tx_refused",
+        "too_long",
     };
 
     assert_int_equal(SP_DP_DROP_COUNT, sizeof names / sizeof names[0]);
@@ -624,9 +607,9 @@ test_changes_under_traffic(void **state)
     struct sp_err err;
     uint64_t before;
 
-    sim_reset();
+    sp_sim_reset();
     make_traffic(500);
-    sim.endless = true;
+    sp_sim.endless = true;
     dp = make_dp(forwarding_rules, 1);
     t = (struct pmd_thread){dp, 0, 0};
     assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
@@ -660,9 +643,9 @@ test_changes_under_traffic(void **state)
         }
     }
     sp_dp_destroy(dp);
-    assert_int_equal(sim.live_buffers, 0);
+    assert_int_equal(sp_sim.live_buffers, 0);
     sp_dispatch_reset();
-    sim_reset();
+    sp_sim_reset();
 }
 
 /* Loads len bytes of content as a flow file into a new datapath; an error
@@ -886,7 +869,7 @@ test_profile(void **state)
     struct sp_dp *dp;
 
     for (int on = 0; on < 2; on++) {
-        sim_reset();
+        sp_sim_reset();
         make_traffic(2000);
         dp = make_dp(forwarding_rules, 2);
         sp_dp_perf_enable(dp, on);
@@ -922,15 +905,15 @@ test_profile(void **state)
         assert_int_equal(stats.packets, 2000);
         sp_dp_destroy(dp);
     }
-    assert_int_equal(sim.live_buffers, 0);
-    sim_reset();
+    assert_int_equal(sp_sim.live_buffers, 0);
+    sp_sim_reset();
 }
 
 /* count UDP frames, frame i from source port 1000 + i % flows. */
 static void
 make_udp_flows(unsigned count, unsigned flows)
 {
-    static uint8_t storage[MAX_FRAMES][64];
+    static uint8_t storage[SP_SIM_MAX_FRAMES][64];
 
     for (unsigned i = 0; i < count; i++) {
         uint8_t *f = storage[i];
@@ -946,9 +929,9 @@ make_udp_flows(unsigned count, unsigned flows)
         sp_test_put_be16(f + 36, 80);
         sp_test_put_be16(f + 38, 26);
         set_ipv4_checksum(f, 64);
-        sim.in[i] = (struct frame){f, 64};
+        inputs[i] = (struct sp_sim_frame){f, 64, 1};
     }
-    sim.n_in = count;
+    sp_sim.n_in = count;
 }
 
 /* N exact rules with the same actions run as one group per burst, as one
@@ -965,7 +948,7 @@ test_equal_actions_one_group(void **state)
     for (unsigned lists = 1; lists <= 2; lists++) {
         struct sp_dp *dp = make_dp(none, 1);
 
-        sim_reset();
+        sp_sim_reset();
         make_udp_flows(3200, 100);
         for (unsigned r = 0; r < 100; r++) {
             char rule[128];
@@ -986,8 +969,8 @@ test_equal_actions_one_group(void **state)
         assert_int_equal(stats.groups, lists * stats.batches);
         sp_dp_destroy(dp);
     }
-    assert_int_equal(sim.live_buffers, 0);
-    sim_reset();
+    assert_int_equal(sp_sim.live_buffers, 0);
+    sp_sim_reset();
 }
 
 /* A PMD bypasses an EMC that hits too rarely (every flow new, more than
@@ -1001,32 +984,34 @@ test_emc_bypass(void **state)
     struct sp_dp_pmd_stats stats;
     struct sp_dp_port_stats p2;
 
-    for (unsigned flows = 1; flows <= MAX_FRAMES; flows *= MAX_FRAMES) {
+    for (unsigned flows = 1; flows <= SP_SIM_MAX_FRAMES;
+         flows *= SP_SIM_MAX_FRAMES) {
         struct sp_dp *dp = make_dp(rules, 1);
 
-        sim_reset();
-        make_udp_flows(MAX_FRAMES, flows);
+        sp_sim_reset();
+        make_udp_flows(SP_SIM_MAX_FRAMES, flows);
         run_to_end(dp);
         assert_conserved(dp);
         sp_dp_pmd_stats(dp, 0, &stats);
         sp_dp_port_stats(dp, 2, &p2);
-        assert_int_equal(p2.tx, MAX_FRAMES);
-        assert_int_equal(stats.emc_hits + stats.classifier_hits, MAX_FRAMES);
+        assert_int_equal(p2.tx, SP_SIM_MAX_FRAMES);
+        assert_int_equal(stats.emc_hits + stats.classifier_hits,
+                         SP_SIM_MAX_FRAMES);
         if (flows == 1) {
             assert_int_equal(stats.emc_bypassed, 0);
             /* All but the first burst, looked up before any insertion. */
-            assert_int_equal(stats.emc_hits, MAX_FRAMES - SP_BATCH_MAX);
+            assert_int_equal(stats.emc_hits, SP_SIM_MAX_FRAMES - SP_BATCH_MAX);
         } else {
             /* Looked up until the first window showed no hit, then one
              * burst in 16. */
             assert_int_equal(stats.emc_hits, 0);
-            assert_true(stats.emc_bypassed >= (MAX_FRAMES - 8192) / 2);
-            assert_true(stats.emc_bypassed <= MAX_FRAMES - 8192);
+            assert_true(stats.emc_bypassed >= (SP_SIM_MAX_FRAMES - 8192) / 2);
+            assert_true(stats.emc_bypassed <= SP_SIM_MAX_FRAMES - 8192);
         }
         sp_dp_destroy(dp);
     }
-    assert_int_equal(sim.live_buffers, 0);
-    sim_reset();
+    assert_int_equal(sp_sim.live_buffers, 0);
+    sp_sim_reset();
 }
 
 /* Waits until the PMD has taken at least n packets; returns its stats. */
@@ -1059,13 +1044,13 @@ test_emc_bypass_recovers(void **state)
     struct sp_dp_pmd_stats early, late;
     struct pmd_thread t;
     struct sp_err err;
-    struct sp_dp *dp = sp_dp_create(&config, &sim_io, &err);
+    struct sp_dp *dp = sp_dp_create(&config, &sp_sim_io, &err);
 
     assert_non_null(dp);
     assert_int_equal(sp_dp_flow_add(dp, "udp,actions=output:2", &err), 0);
-    sim_reset();
+    sp_sim_reset();
     make_udp_flows(1000, 1000);
-    sim.endless = true;
+    sp_sim.endless = true;
     t = (struct pmd_thread){dp, 0, 0};
     assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
     early = stats_after(dp, 160000);
@@ -1077,8 +1062,8 @@ test_emc_bypass_recovers(void **state)
                 (late.packets - early.packets) * 9);
     assert_conserved(dp);
     sp_dp_destroy(dp);
-    assert_int_equal(sim.live_buffers, 0);
-    sim_reset();
+    assert_int_equal(sp_sim.live_buffers, 0);
+    sp_sim_reset();
 }
 
 /* flow-dump's text, to be freed. */
@@ -1135,7 +1120,7 @@ test_rule_counters(void **state)
     unsigned long long packets, bytes;
     char *text, *line, *save = NULL;
 
-    sim_reset();
+    sp_sim_reset();
     make_udp_flows(3000, 100);
     for (unsigned r = 0; r < 101; r++) {
         char rule[128];
@@ -1169,8 +1154,8 @@ test_rule_counters(void **state)
     free(text);
     sp_dp_destroy(again);
     sp_dp_destroy(dp);
-    assert_int_equal(sim.live_buffers, 0);
-    sim_reset();
+    assert_int_equal(sp_sim.live_buffers, 0);
+    sp_sim_reset();
 }
 
 /* flow-del as ovs-ofctl del-flows: --strict takes the rule with exactly
@@ -1295,9 +1280,9 @@ test_flow_mod_under_traffic(void **state)
     unsigned n;
     char *text;
 
-    sim_reset();
+    sp_sim_reset();
     make_udp_flows(500, 7);
-    sim.endless = true;
+    sp_sim.endless = true;
     dp = make_dp(rules, 1);
     assert_int_equal(
         sp_dp_flow_mod(dp, "udp,actions=output:9", false, &n, &err), -1);
@@ -1333,8 +1318,8 @@ test_flow_mod_under_traffic(void **state)
     assert_int_equal(packets, p1.rx);
     free(text);
     sp_dp_destroy(dp);
-    assert_int_equal(sim.live_buffers, 0);
-    sim_reset();
+    assert_int_equal(sp_sim.live_buffers, 0);
+    sp_sim_reset();
 }
 
 /* ---- the controller's packets ---- */
@@ -1346,10 +1331,10 @@ count_notify(void *aux)
 }
 
 /* The first input frame of a shape. */
-static const struct frame *
+static const struct sp_sim_frame *
 frame_of(enum sp_pktgen_shape shape)
 {
-    return &sim.in[shape];
+    return &sp_sim.in[shape];
 }
 
 /* Takes the queued packet-ins, checks what each says of its rule, frees
@@ -1398,14 +1383,14 @@ test_controller_path(void **state)
     unsigned arp_in = 0, spins = 0;
     struct sp_dp_port_stats p0, p1, p2, p3;
     struct pmd_thread t;
-    const struct frame *udp, *arp;
+    const struct sp_sim_frame *udp, *arp;
     struct sp_err err;
     struct sp_dp *dp;
 
     (void)state;
-    sim_reset();
+    sp_sim_reset();
     make_traffic(600);
-    for (unsigned i = 0; i < sim.n_in; i++) {
+    for (unsigned i = 0; i < sp_sim.n_in; i++) {
         arp_in += i % SP_PKTGEN_SHAPE_COUNT == SP_PKTGEN_ARP;
     }
     udp = frame_of(SP_PKTGEN_IPV4_UDP);
@@ -1421,8 +1406,8 @@ test_controller_path(void **state)
 
         taken += n;
         sp_dp_port_stats(dp, 1, &p1);
-        if (p1.rx == sim.n_in &&
-            taken + p1.drops[SP_DP_DROP_CONTROLLER_FULL] == sim.n_in) {
+        if (p1.rx == sp_sim.n_in &&
+            taken + p1.drops[SP_DP_DROP_CONTROLLER_FULL] == sp_sim.n_in) {
             break;
         }
         if (!n) {
@@ -1469,16 +1454,17 @@ test_controller_path(void **state)
     assert_int_equal(p2.packet_in, 1);
     sp_dp_port_stats(dp, 1, &p1);
     assert_int_equal(p1.packet_out, 1);
-    pthread_mutex_lock(&sim.lock);
-    assert_int_equal(sim.out[3][0].len, arp->len);
-    assert_memory_equal(sim.out[3][0].bytes, arp->bytes, arp->len);
+    pthread_mutex_lock(&sp_sim.lock);
+    assert_int_equal(sp_sim.out[3][0].len, arp->len);
+    assert_memory_equal(sp_sim.out[3][0].bytes, arp->bytes, arp->len);
     /* The rewritten source address, IPv4 header at 14. */
     {
         static const uint8_t rewritten[] = {192, 0, 2, 9};
 
-        assert_memory_equal(sim.out[2][arp_in].bytes + 14 + 12, rewritten, 4);
+        assert_memory_equal(sp_sim.out[2][arp_in].bytes + 14 + 12, rewritten,
+                            4);
     }
-    pthread_mutex_unlock(&sim.lock);
+    pthread_mutex_unlock(&sp_sim.lock);
 
     /* No controller: dropped, not queued. */
     sp_dp_controller_set(dp, false, NULL, NULL);
@@ -1510,7 +1496,7 @@ test_controller_path(void **state)
         sp_dp_packet_out(dp, udp->bytes, udp->len, 1, "output:2", &err), -1);
     assert_non_null(strstr(err.msg, "is full"));
     sp_dp_destroy(dp);
-    assert_int_equal(sim.live_buffers, 0);
+    assert_int_equal(sp_sim.live_buffers, 0);
 }
 
 int
@@ -1526,6 +1512,7 @@ main(void)
         cmocka_unit_test(test_flow_file_errors),
         cmocka_unit_test(test_flow_file_line_ends),
         cmocka_unit_test(test_drop_names),
+        cmocka_unit_test(test_flood_ports),
         cmocka_unit_test(test_flow_dump_order),
         cmocka_unit_test(test_flow_dump_round_trip),
         cmocka_unit_test(test_profile),
@@ -1539,5 +1526,11 @@ main(void)
         cmocka_unit_test(test_controller_path),
     };
 
-    return cmocka_run_group_tests_name("datapath", tests, NULL, NULL);
+    int failed;
+
+    sp_sim_init(0, true, false);
+    sp_sim.in = inputs;
+    failed = cmocka_run_group_tests_name("datapath", tests, NULL, NULL);
+    sp_sim_fini();
+    return failed;
 }

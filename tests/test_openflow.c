@@ -590,6 +590,8 @@ static const struct {
     {"", "controller"},
     {"in_port=1", "controller:128,output:2"},
     {"ip", "dec_ttl,controller:0"},
+    {"", "IN_PORT"},
+    {"ip", "mod_nw_ttl:9,FLOOD,output:2,IN_PORT,ALL"},
 };
 
 static void
@@ -668,6 +670,7 @@ test_action_errors(void **state)
     const uint8_t table[] = {OUTPUT(SP_OFPP_TABLE)};
     const uint8_t in_port[] = {OUTPUT(SP_OFPP_IN_PORT)};
     const uint8_t flood[] = {OUTPUT(0xfffffffb)};
+    const uint8_t all[] = {OUTPUT(0xfffffffc)};
     const uint8_t group[] = {0, 22, 0, 8, 0, 0, 0, 1};
     const uint8_t queue[] = {0, 21, 0, 8, 0, 0, 0, 1};
     const uint8_t mpls[] = {0, 19, 0, 8, 0x88, 0x47, 0, 0};
@@ -709,8 +712,6 @@ test_action_errors(void **state)
         {"", out9, sizeof out9, SP_OFPBAC_BAD_OUT_PORT},
         {"", out0, sizeof out0, SP_OFPBAC_BAD_OUT_PORT},
         {"", table, sizeof table, SP_OFPBAC_BAD_OUT_PORT},
-        {"", in_port, sizeof in_port, SP_OFPBAC_BAD_OUT_PORT},
-        {"", flood, sizeof flood, SP_OFPBAC_BAD_OUT_PORT},
         {"", group, sizeof group, SP_OFPBAC_BAD_OUT_GROUP},
         {"", queue, sizeof queue, SP_OFPBAC_BAD_QUEUE},
         {"", mpls, sizeof mpls, SP_OFPBAC_BAD_TYPE},
@@ -742,8 +743,9 @@ test_action_errors(void **state)
         raw_flow_mod(&b, cases[i].match, cases[i].acts, cases[i].len, 4);
         expect_flow_mod_error(&b, SP_OFPET_BAD_ACTION, cases[i].code);
     }
-    /* IN_PORT with an exact in_port is that port; CONTROLLER with
-     * OFPCML_NO_BUFFER (OUTPUT's max_len) is the whole frame. */
+    /* IN_PORT, FLOOD and ALL, with an in_port in the match or not, stay
+     * so (each packet's in_port is known only as it runs); CONTROLLER
+     * with OFPCML_NO_BUFFER (OUTPUT's max_len) is the whole frame. */
     {
         const uint8_t ctrl[] = {OUTPUT(SP_OFPP_CONTROLLER)};
         const struct {
@@ -752,7 +754,10 @@ test_action_errors(void **state)
             size_t len;
             const char *want;
         } good[] = {
-            {"in_port=2", in_port, sizeof in_port, "output:2"},
+            {"in_port=2", in_port, sizeof in_port, "IN_PORT"},
+            {"", in_port, sizeof in_port, "IN_PORT"},
+            {"in_port=2", flood, sizeof flood, "FLOOD"},
+            {"", all, sizeof all, "ALL"},
             {"", ctrl, sizeof ctrl, "controller"},
         };
 
@@ -1653,6 +1658,35 @@ test_out_port_controller(void **state)
     assert_false(sp_of_flow_selected(&sel, &f, false));
 }
 
+/* By out_port IN_PORT, FLOOD or ALL: the rules with that output, as OVS
+ * selects them; a port number does not select a FLOOD. */
+static void
+test_out_port_reserved(void **state)
+{
+    static const uint32_t ports[] = {SP_OFPP_IN_PORT, SP_OFPP_FLOOD,
+                                     SP_OFPP_ALL};
+    static const char *const names[] = {"IN_PORT", "FLOOD", "ALL"};
+    struct sp_of_flow_mod sel = {.out_group = SP_OFPG_ANY};
+    struct sp_of_flow f = {0};
+
+    (void)state;
+    for (unsigned i = 0; i < 3; i++) {
+        sel.out_port = ports[i];
+        for (unsigned j = 0; j < 3; j++) {
+            snprintf(f.actions, sizeof f.actions, "output:1,%s", names[j]);
+            assert_int_equal(sp_of_flow_selected(&sel, &f, false), i == j);
+            snprintf(f.actions, sizeof f.actions, "%s,mod_nw_ttl:1,output:2",
+                     names[j]);
+            assert_int_equal(sp_of_flow_selected(&sel, &f, false), i == j);
+        }
+        strcpy(f.actions, "output:1,FLOODS");
+        assert_false(sp_of_flow_selected(&sel, &f, false));
+    }
+    sel.out_port = 2;
+    strcpy(f.actions, "FLOOD");
+    assert_false(sp_of_flow_selected(&sel, &f, false));
+}
+
 /* A PACKET_OUT with the raw actions given and the test frame. */
 static void
 build_packet_out(struct sp_of_buf *b, uint32_t buffer_id, uint32_t in_port,
@@ -1688,10 +1722,9 @@ test_packet_out_decode(void **state)
         bool table;
     } cases[] = {
         {1, out2, sizeof out2, "output:2", false},
-        {3, in_port, sizeof in_port, "output:3", false},
-        {2, flood, sizeof flood, "output:1,output:3,output:4", false},
-        {SP_OFPP_CONTROLLER, all, sizeof all,
-         "output:1,output:2,output:3,output:4", false},
+        {3, in_port, sizeof in_port, "IN_PORT", false},
+        {2, flood, sizeof flood, "FLOOD", false},
+        {SP_OFPP_CONTROLLER, all, sizeof all, "ALL", false},
         {1, table, sizeof table, "drop", true},
         {1, ctrl, sizeof ctrl, "controller", false},
         {1, NULL, 0, "drop", false},
@@ -1915,6 +1948,7 @@ main(void)
         cmocka_unit_test(test_output_bounded),
         cmocka_unit_test(test_packet_in_encode),
         cmocka_unit_test(test_out_port_controller),
+        cmocka_unit_test(test_out_port_reserved),
         cmocka_unit_test(test_packet_out_decode),
         cmocka_unit_test(test_packet_out_errors),
         cmocka_unit_test(test_packet_out_session),

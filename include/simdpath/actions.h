@@ -45,7 +45,8 @@ struct sp_actions;
     X(NO_CONTROLLER, "no_controller",                               \
       "output to the controller with none connected")               \
     X(CONTROLLER_FULL, "controller_full",                           \
-      "the queue to the controller was full")
+      "the queue to the controller was full")                       \
+    X(IN_PORT, "in_port", "not sent back to the port it came in on")
 
 enum sp_drop_reason {
 #define SP_DROP_ENUM(id, name, description) SP_DROP_##id,
@@ -131,8 +132,12 @@ struct sp_tx_batch {
  * transmits.
  */
 struct sp_action_ctx {
-    struct sp_tx_batch *tx; /* tx[port] for port < n_ports */
+    struct sp_tx_batch *tx; /* tx[port] for port < n_ports; FLOOD and ALL
+                             * send to ports 1 to n_ports - 1 */
     uint32_t n_ports;
+    /* When not 0, the in_port of every packet given (a received burst's
+     * port), so that outputs need not look at each packet's; 0: they do. */
+    uint32_t in_port;
     uint32_t headroom;
     /* Sends (or queues) tx[port] and leaves it empty. Called before an
      * output that would not fit, once per output, not per packet. */
@@ -162,6 +167,7 @@ struct sp_action_ctx {
  * (counted, then ctx->free). The last output sends the packets themselves; an
  * earlier one sends copies made by ctx->clone, so later actions do not change
  * what it sent. Actions after the last output have nothing left to act on.
+ * As in OpenFlow, no output sends a packet to its pkt->in_port but IN_PORT.
  */
 void sp_actions_execute(const struct sp_actions *actions,
                         struct sp_packet *const *pkts, uint32_t n,

@@ -86,21 +86,108 @@ output(struct sp_action_ctx *ctx, uint32_t port, struct group *g)
     g->n = 0;
 }
 
-/* An output before the last one sends copies: one per packet, or a
- * no_buffer drop. */
-static void
-make_copies(struct sp_action_ctx *ctx, const struct group *g,
-            struct group *copies)
+/* The packets of g that came in on 'port'. */
+static uint32_t
+from_port(const struct sp_action_ctx *ctx, const struct group *g,
+          uint32_t port)
 {
-    copies->n = 0;
-    for (uint32_t i = 0; i < g->n; i++) {
-        struct sp_packet *copy = ctx->clone(ctx, g->pkts[i]);
+    uint32_t which = 0;
 
+    if (ctx->in_port) {
+        return ctx->in_port == port ? sp_batch_lanes(g->n) : 0;
+    }
+    for (uint32_t i = 0; i < g->n; i++) {
+        which |= (uint32_t)(g->pkts[i]->in_port == port) << i;
+    }
+    return which;
+}
+
+/* Puts in 'out', in order, the packets of g in 'send': those also in
+ * 'take' themselves, which leave g (the last output of each), copies of
+ * the others (an earlier output: later actions must not change what it
+ * sent), or a no_buffer drop. */
+static void
+pick(struct sp_action_ctx *ctx, struct group *g, uint32_t send, uint32_t take,
+     struct group *out)
+{
+    uint32_t kept = 0;
+
+    out->n = 0;
+    for (uint32_t i = 0; i < g->n; i++) {
+        struct sp_packet *pkt = g->pkts[i], *copy;
+
+        if (take >> i & 1) {
+            out->pkts[out->n++] = pkt;
+            continue;
+        }
+        g->pkts[kept++] = pkt;
+        if (!(send >> i & 1)) {
+            continue;
+        }
+        copy = ctx->clone(ctx, pkt);
         if (copy) {
-            copies->pkts[copies->n++] = copy;
+            out->pkts[out->n++] = copy;
         } else {
             ctx->drops[SP_DROP_NO_BUFFER]++;
         }
+    }
+    g->n = kept;
+}
+
+/* output:PORT. Not to a packet's own in_port: OpenFlow sends there only
+ * with IN_PORT; one whose last output that was is dropped (in_port). */
+static void
+to_port(struct sp_action_ctx *ctx, uint32_t port, bool last, struct group *g)
+{
+    uint32_t send = sp_batch_lanes(g->n) & ~from_port(ctx, g, port);
+    struct group out;
+
+    if (last && send == sp_batch_lanes(g->n)) {
+        output(ctx, port, g);
+        return;
+    }
+    pick(ctx, g, send, last ? send : 0, &out);
+    output(ctx, port, &out);
+}
+
+/* IN_PORT: each packet back to the port it came in on (one that is not a
+ * port, a PACKET_OUT's from the controller, is a no_port drop). */
+static void
+to_in_port(struct sp_action_ctx *ctx, bool last, struct group *g)
+{
+    uint32_t done = 0, todo;
+    struct group out;
+
+    while ((todo = sp_batch_lanes(g->n) & ~done)) {
+        uint32_t port = g->pkts[__builtin_ctz(todo)]->in_port;
+        uint32_t which = from_port(ctx, g, port);
+
+        if (!last) {
+            done |= which;
+        }
+        pick(ctx, g, which, last ? which : 0, &out);
+        output(ctx, port, &out);
+    }
+}
+
+/* FLOOD and ALL: every port but a packet's in_port, from 1 (OpenFlow's
+ * first). A packet goes itself to the last of its ports (the last port,
+ * or the one before for those that came in on it), copies to the others. */
+static void
+flood(struct sp_action_ctx *ctx, bool last, struct group *g)
+{
+    uint32_t end = ctx->n_ports - 1;
+    struct group out;
+
+    for (uint32_t port = 1; port <= end && g->n; port++) {
+        uint32_t send = sp_batch_lanes(g->n) & ~from_port(ctx, g, port);
+        uint32_t take = !last             ? 0
+                        : port == end     ? send
+                        : port + 1 == end ? from_port(ctx, g, end)
+                                          : 0;
+
+        pick(ctx, g, send, take, &out);
+        output(ctx, port, &out);
     }
 }
 
@@ -431,21 +518,23 @@ execute_group(const struct sp_actions *actions, struct sp_packet *const *pkts,
     }
     for (uint32_t i = 0; i <= actions->last_output && g.n; i++) {
         const struct sp_step *s = &actions->steps[i];
+        bool last = i == actions->last_output;
 
         switch (s->type) {
         case SP_STEP_OUTPUT:
-            if (i == actions->last_output) {
-                output(ctx, s->port, &g);
-            } else {
-                make_copies(ctx, &g, &copies);
-                output(ctx, s->port, &copies);
-            }
+            to_port(ctx, s->port, last, &g);
+            break;
+        case SP_STEP_IN_PORT:
+            to_in_port(ctx, last, &g);
+            break;
+        case SP_STEP_FLOOD:
+            flood(ctx, last, &g);
             break;
         case SP_STEP_CONTROLLER:
-            if (i == actions->last_output) {
+            if (last) {
                 to_controller(ctx, s->max_len, &g);
             } else {
-                make_copies(ctx, &g, &copies);
+                pick(ctx, &g, sp_batch_lanes(g.n), 0, &copies);
                 to_controller(ctx, s->max_len, &copies);
             }
             break;
@@ -474,6 +563,8 @@ execute_group(const struct sp_actions *actions, struct sp_packet *const *pkts,
             break;
         }
     }
+    /* Left by a last output to their in_port. */
+    drop_selected(ctx, &g, UINT32_MAX, SP_DROP_IN_PORT);
 }
 
 void

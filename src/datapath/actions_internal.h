@@ -34,6 +34,9 @@ enum sp_action_type {
     SP_ACT_TP_SRC,
     SP_ACT_TP_DST,
     SP_ACT_CONTROLLER,
+    SP_ACT_IN_PORT, /* output to the port the packet came in on */
+    SP_ACT_FLOOD,   /* to every port but the in_port */
+    SP_ACT_ALL,     /* the same: no port is kept out of floods */
 };
 
 struct sp_action {
@@ -79,6 +82,8 @@ enum sp_step_type {
     SP_STEP_STRIP_VLAN,
     SP_STEP_TP,
     SP_STEP_CONTROLLER,
+    SP_STEP_IN_PORT,
+    SP_STEP_FLOOD,
 };
 
 struct sp_step {
@@ -105,7 +110,7 @@ struct sp_step {
 struct sp_actions {
     uint32_t n_actions;
     uint32_t n_steps;
-    uint32_t last_output; /* index of the last output step (to a port
+    uint32_t last_output; /* index of the last output step (to ports
                            * or the controller) */
     uint32_t headroom;
     bool drop;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/csum.h"
 #include "common/proto.h"
@@ -181,7 +182,31 @@ static const struct {
     {"ipv6_hlimit", SP_ACT_IPV6_HLIMIT},
 };
 
+/* OpenFlow's reserved ports an output may name, as ovs-ofctl takes them:
+ * in any case, alone or after output:, and printed as it prints them. */
+static const struct {
+    const char *name;
+    enum sp_action_type type;
+} port_names[] = {
+    {"IN_PORT", SP_ACT_IN_PORT},
+    {"FLOOD", SP_ACT_FLOOD},
+    {"ALL", SP_ACT_ALL},
+};
+
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The index in port_names[] of s[0, len), or -1. */
+static int
+port_name(const char *s, size_t len)
+{
+    for (size_t i = 0; i < COUNT(port_names); i++) {
+        if (strlen(port_names[i].name) == len &&
+            !strncasecmp(port_names[i].name, s, len)) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
 
 /* The name an action is written with (set_field ones: the field). */
 static const char *
@@ -197,6 +222,11 @@ action_name(enum sp_action_type type)
             return set_field_names[i].name;
         }
     }
+    for (size_t i = 0; i < COUNT(port_names); i++) {
+        if (port_names[i].type == type) {
+            return port_names[i].name;
+        }
+    }
     return "?";
 }
 
@@ -209,7 +239,8 @@ parse_value(struct parser *p, struct sp_action *a, const struct value *v)
 
     switch (a->type) {
     case SP_ACT_OUTPUT:
-        rc = parse_number(p, v, UINT16_MAX, "a port number", &a->port);
+        rc = parse_number(p, v, UINT16_MAX,
+                          "a port number, IN_PORT, FLOOD or ALL", &a->port);
         if (!rc && !p->port_exists(a->port, p->aux)) {
             rc = fail(p, v->ofs, "output to port %u, which does not exist",
                       a->port);
@@ -270,6 +301,9 @@ parse_value(struct parser *p, struct sp_action *a, const struct value *v)
     case SP_ACT_DROP:
     case SP_ACT_DEC_TTL:
     case SP_ACT_STRIP_VLAN:
+    case SP_ACT_IN_PORT:
+    case SP_ACT_FLOOD:
+    case SP_ACT_ALL:
         break;
     }
     a->number = (uint16_t)n;
@@ -353,11 +387,26 @@ parse_action(struct parser *p, size_t ofs, size_t len)
     struct sp_action *a = &p->actions[p->n];
     struct value v;
     size_t i;
+    int port;
 
     if (p->n == SP_ACTIONS_MAX) {
         return fail(p, ofs, "more than %d actions", SP_ACTIONS_MAX);
     }
     memset(a, 0, sizeof *a);
+    port = colon ? (name_len == 6 && !memcmp(s, "output", 6)
+                        ? port_name(colon + 1, len - name_len - 1)
+                        : -1)
+                 : port_name(s, len);
+    if (port >= 0) {
+        a->type = port_names[port].type;
+        p->offsets[p->n++] = ofs;
+        return 0;
+    }
+    if (colon && port_name(s, name_len) >= 0) {
+        return fail(p, (size_t)(colon - p->text),
+                    "%s takes no value; expected ',' or the end",
+                    port_names[port_name(s, name_len)].name);
+    }
     if (name_len == 9 && !memcmp(s, "set_field", 9) && colon) {
         const char *arrow = NULL;
 
@@ -400,7 +449,8 @@ parse_action(struct parser *p, size_t ofs, size_t len)
                         "dec_ttl, mod_nw_src, mod_nw_dst, mod_nw_tos, "
                         "mod_nw_ecn, mod_nw_ttl, set_field, mod_dl_src, "
                         "mod_dl_dst, push_vlan, mod_vlan_vid, mod_vlan_pcp, "
-                        "strip_vlan, mod_tp_src, mod_tp_dst or controller",
+                        "strip_vlan, mod_tp_src, mod_tp_dst, controller, "
+                        "in_port, flood or all",
                         (int)name_len, s);
         }
         a->type = action_names[i].type;
@@ -502,6 +552,15 @@ compile(const struct parser *p, struct sp_actions *a, struct sp_step *steps)
         case SP_ACT_CONTROLLER:
             a->last_output = n;
             step_for(steps, &n, SP_STEP_CONTROLLER, true)->max_len = num;
+            break;
+        case SP_ACT_IN_PORT:
+            a->last_output = n;
+            step_for(steps, &n, SP_STEP_IN_PORT, true);
+            break;
+        case SP_ACT_FLOOD:
+        case SP_ACT_ALL:
+            a->last_output = n;
+            step_for(steps, &n, SP_STEP_FLOOD, true);
             break;
         case SP_ACT_DROP:
             a->drop = true;
@@ -716,6 +775,9 @@ sp_actions_format(const struct sp_actions *actions, char *buf, size_t size)
         case SP_ACT_DROP:
         case SP_ACT_DEC_TTL:
         case SP_ACT_STRIP_VLAN:
+        case SP_ACT_IN_PORT:
+        case SP_ACT_FLOOD:
+        case SP_ACT_ALL:
             used = append(buf, size, used, "%s%s", sep, name);
             break;
         case SP_ACT_NW_SRC:

@@ -34,8 +34,8 @@
 #include "datapath/spsc.h"
 
 /* Copies one burst can make: each packet copied for every output but the
- * last of up to this many outputs. */
-#define MAX_COPIES (SP_BATCH_MAX * 16)
+ * last of up to this many outputs, as many as a FLOOD to every port has. */
+#define MAX_COPIES (SP_BATCH_MAX * SP_DP_MAX_PORTS)
 
 /* The EMC is bypassed while it answers fewer than 1 lookup in
  * EMC_BYPASS_HITS: a working set far larger than the cache rarely hits,
@@ -531,8 +531,10 @@ run_packet_outs(struct pmd *pmd)
     bool profiling = pmd->profiling;
     uint32_t n_table = 0;
 
-    /* Not received bursts: the profile leaves them out. */
+    /* Not received bursts: the profile leaves them out, and the actions
+     * look at each packet's in_port. */
     pmd->profiling = false;
+    pmd->actions.in_port = 0;
     for (unsigned n = 0;
          n < SP_BATCH_MAX && (po = sp_spsc_peek(&pmd->dp->packet_out)); n++) {
         struct sp_packet pkt = po->pkt, *ptr = &pkt;
@@ -626,6 +628,7 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
                 uint64_t end;
 
                 pmd->in_port = port;
+                pmd->actions.in_port = port; /* rx gives it to each */
                 bump(&pmd->ports[port].rx, n);
                 process_burst(pmd, pkts, n);
                 packet_in_notify(pmd);

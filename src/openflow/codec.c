@@ -997,25 +997,34 @@ inconsistent(struct sp_of_error *err, const char *what, const char *needs)
                       "%s needs %s in the match", what, needs);
 }
 
-/* A PACKET_OUT's FLOOD and ALL: every port but its in_port (simdpath's
- * ports have no no-flood flag). */
-static int
-decode_flood(struct act_text *t, struct sp_of_error *err)
+/* The reserved ports an output to which the actions keep as such, by the
+ * name sp_actions_format() gives them: a packet's in_port is known only
+ * as it runs. simdpath has no port kept out of floods: FLOOD is ALL. */
+static const struct {
+    uint32_t port;
+    const char *name;
+} reserved[] = {
+    {SP_OFPP_IN_PORT, "IN_PORT"},
+    {SP_OFPP_FLOOD, "FLOOD"},
+    {SP_OFPP_ALL, "ALL"},
+};
+
+/* The name of a reserved port in reserved[], or NULL. */
+static const char *
+reserved_name(uint32_t port)
 {
-    for (unsigned p = 1; p <= t->ports; p++) {
-        if (p != t->in_port && emit(t, err, "output:%u", p)) {
-            return -1;
+    for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++) {
+        if (reserved[i].port == port) {
+            return reserved[i].name;
         }
     }
-    return 0;
+    return NULL;
 }
 
 static int
 decode_output(struct act_text *t, uint32_t port, uint16_t max_len,
               struct sp_of_error *err)
 {
-    const struct sp_match *m = t->match;
-
     if (t->table) {
         return sp_of_fail(err, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_ARGUMENT,
                           "output:TABLE must be a PACKET_OUT's only "
@@ -1029,9 +1038,6 @@ decode_output(struct act_text *t, uint32_t port, uint16_t max_len,
                    ? emit(t, err, "controller")
                    : emit(t, err, "controller:%u", max_len);
     }
-    if (t->packet_out && (port == SP_OFPP_FLOOD || port == SP_OFPP_ALL)) {
-        return decode_flood(t, err);
-    }
     if (t->packet_out && port == SP_OFPP_TABLE) {
         if (t->len) {
             return sp_of_fail(err, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_ARGUMENT,
@@ -1041,22 +1047,14 @@ decode_output(struct act_text *t, uint32_t port, uint16_t max_len,
         t->table = true;
         return 0;
     }
-    if (t->packet_out && port == SP_OFPP_IN_PORT) {
-        if (t->in_port >= 1 && t->in_port <= t->ports) {
-            return emit(t, err, "output:%u", t->in_port);
-        }
+    if (port == SP_OFPP_IN_PORT && t->packet_out &&
+        (t->in_port < 1 || t->in_port > t->ports)) {
         return sp_of_fail(err, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_OUT_PORT,
                           "output:IN_PORT with in_port %#x, not a port",
                           t->in_port);
     }
-    if (port == SP_OFPP_IN_PORT) {
-        /* With an exact in_port, IN_PORT is that port. */
-        if (m->mask.in_port == UINT16_MAX) {
-            return emit(t, err, "output:%u", m->key.in_port);
-        }
-        return sp_of_fail(err, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_OUT_PORT,
-                          "output:IN_PORT needs an exact in_port in the "
-                          "match");
+    if (reserved_name(port)) {
+        return emit(t, err, "%s", reserved_name(port));
     }
     return sp_of_fail(err, SP_OFPET_BAD_ACTION, SP_OFPBAC_BAD_OUT_PORT,
                       "output to port %#x: the ports are 1 to %u", port,
@@ -1564,6 +1562,19 @@ parse_mac(const char *s, uint8_t mac[6])
     return 0;
 }
 
+/* The OpenFlow port of an output sp_actions_format() writes by its
+ * name, or 0. */
+static uint32_t
+reserved_port(const char *name)
+{
+    for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++) {
+        if (!strcmp(name, reserved[i].name)) {
+            return reserved[i].port;
+        }
+    }
+    return 0;
+}
+
 /* One action as sp_actions_format() writes it. */
 static int
 encode_one(struct sp_of_buf *b, const char *name, const char *value,
@@ -1572,10 +1583,12 @@ encode_one(struct sp_of_buf *b, const char *name, const char *value,
     unsigned long n = value ? strtoul(value, NULL, 0) : 0;
     uint8_t bytes[16];
 
-    if (!strcmp(name, "output")) {
+    uint32_t port = reserved_port(name);
+
+    if (port || !strcmp(name, "output")) {
         return put_action_hdr(b, OFPAT_OUTPUT, 16) ||
-               sp_of_put32(b, (uint32_t)n) || sp_of_put16(b, 0) ||
-               !sp_of_buf_put(b, 6);
+               sp_of_put32(b, port ? port : (uint32_t)n) ||
+               sp_of_put16(b, 0) || !sp_of_buf_put(b, 6);
     }
     if (!strcmp(name, "controller")) {
         return put_action_hdr(b, OFPAT_OUTPUT, 16) ||
@@ -1717,10 +1730,11 @@ sp_of_encode_flow_mod(struct sp_of_buf *b, uint32_t xid,
 static bool
 outputs_to(const char *actions, uint32_t port)
 {
+    const char *name =
+        port == SP_OFPP_CONTROLLER ? "controller" : reserved_name(port);
     char want[24];
-    size_t n = port == SP_OFPP_CONTROLLER
-                   ? (size_t)snprintf(want, sizeof want, "controller")
-                   : (size_t)snprintf(want, sizeof want, "output:%u", port);
+    size_t n = name ? (size_t)snprintf(want, sizeof want, "%s", name)
+                    : (size_t)snprintf(want, sizeof want, "output:%u", port);
 
     for (const char *p = strstr(actions, want); p; p = strstr(p + 1, want)) {
         if ((p == actions || p[-1] == ',') &&

@@ -44,19 +44,19 @@ MARKER = b"SECRET-PASSWORD-"
 # One rule per UDP port; every action that moves the frame's start or
 # changes its length, before, between and after outputs.
 RULES = {
-    2001: "push_vlan:0x8100,mod_vlan_vid:5,output:2,output:1",
-    2002: "output:1,push_vlan:0x88a8,output:2,output:3",
-    2003: "push_vlan:0x8100,output:1,push_vlan:0x88a8,mod_vlan_pcp:3,"
+    2001: "push_vlan:0x8100,mod_vlan_vid:5,output:2,IN_PORT",
+    2002: "IN_PORT,push_vlan:0x88a8,output:2,output:3",
+    2003: "push_vlan:0x8100,IN_PORT,push_vlan:0x88a8,mod_vlan_pcp:3,"
           "output:2,strip_vlan,output:3",
-    2004: "strip_vlan,output:2,output:1",
+    2004: "strip_vlan,output:2,IN_PORT",
     2005: "output:3,strip_vlan,output:2,push_vlan:0x8100,mod_vlan_vid:7,"
-          "output:1",
-    2006: "push_vlan:0x8100,mod_tp_dst:3006,output:1,"
+          "IN_PORT",
+    2006: "push_vlan:0x8100,mod_tp_dst:3006,IN_PORT,"
           "mod_nw_src:192.0.2.9,output:2",
-    2007: "strip_vlan,mod_tp_src:7,output:1,output:2",
-    2008: "mod_tp_dst:3008,output:1,output:2,output:3",
+    2007: "strip_vlan,mod_tp_src:7,IN_PORT,output:2",
+    2008: "mod_tp_dst:3008,IN_PORT,output:2,output:3",
     2009: "output:2",
-    2010: "push_vlan:0x8100,push_vlan:0x88a8,output:1,strip_vlan,"
+    2010: "push_vlan:0x8100,push_vlan:0x88a8,IN_PORT,strip_vlan,"
           "strip_vlan,output:2,strip_vlan,output:3",
 }
 FLOWS = "".join("priority=10,udp,tp_dst=%d,actions=%s\n" % (p, a)

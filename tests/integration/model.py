@@ -263,8 +263,12 @@ def apply(rule, pkt, outputs, drops):
     f = pkt.frame
     for act in rule.actions:
         name, _, arg = act.partition(":")
-        if name == "output":
-            outputs.setdefault(int(arg), []).append(bytes(f))
+        if act.upper() in ("IN_PORT", "OUTPUT:IN_PORT"):
+            outputs.setdefault(pkt.in_port, []).append(bytes(f))
+        elif name == "output":
+            # As OpenFlow: back out of the in_port only by IN_PORT.
+            if int(arg) != pkt.in_port:
+                outputs.setdefault(int(arg), []).append(bytes(f))
         elif name == "drop":
             break
         elif name == "dec_ttl":
@@ -315,8 +319,12 @@ def apply(rule, pkt, outputs, drops):
         else:
             raise SystemExit("model.py: action %s is not modelled" % name)
     else:
-        if not any(a.startswith("output:") for a in rule.actions):
+        outs = [a for a in rule.actions
+                if a.startswith("output:") or a.upper() == "IN_PORT"]
+        if not outs:
             drops["action_drop"] = drops.get("action_drop", 0) + 1
+        elif outs[-1] == "output:%d" % pkt.in_port:
+            drops["in_port"] = drops.get("in_port", 0) + 1
         return
     drops["action_drop"] = drops.get("action_drop", 0) + 1
 

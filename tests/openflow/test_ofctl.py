@@ -8,11 +8,12 @@ simdpath runs on DPDK vdevs (no hugepages): port 1 takes endless UDP and
 TCP traffic from a pcap, ports 2 and 3 are net_null sinks. `ovs-ofctl -O
 OpenFlow13` (openvswitch-common) adds, lists, modifies and deletes rules
 through `--openflow ptcp:PORT`, and the port counters show the forwarding
-follow them. Then a raw socket sends truncated headers, wrong lengths,
-unknown types, a flood of FLOW_MODs and a huge flow dump: each gets its
-error or answer, the connection survives or closes cleanly, forwarding
-never stops. Every wait is bounded by counts, with a time cap as a safety
-net only. Skips (77) without ovs-ofctl.
+follow them (a FLOOD to every port but the in_port too). Then a raw
+socket sends truncated headers, wrong lengths, unknown types, a flood of
+FLOW_MODs and a huge flow dump: each gets its error or answer, the
+connection survives or closes cleanly, forwarding never stops. Every
+wait is bounded by counts, with a time cap as a safety net only. Skips
+(77) without ovs-ofctl.
 """
 import os
 import re
@@ -256,6 +257,24 @@ def test_ofctl(proc):
     check("flow_count=4" in p.stdout, "dump-aggregate: " + p.stdout)
     ofctl("del-flows", TARGET)
     check(flows_text() == [], "del-flows empties the table")
+
+    # FLOOD: every port but the in_port sends (port 1, the traffic's,
+    # nothing); dump-flows prints it as ovs-ofctl writes it, and out_port
+    # selects it.
+    ofctl("add-flow", TARGET, "priority=100,udp,actions=flood")
+    t1 = port_tx()
+    t2 = wait_tx(2, 1000, t1)
+    t3 = wait_tx(3, 1000, t1)
+    check(t2 is not None and t3 is not None and t3[1] == t1[1],
+          "after add-flow actions=flood ports 2 and 3 send, port 1 "
+          "not: %s -> %s" % (t1, t3))
+    got = flows_text()
+    check(got == ["cookie=0x0, table=0, priority=100,udp actions=FLOOD"],
+          "dump-flows with the flood: %s" % got)
+    p = ofctl("dump-flows", TARGET, "out_port=2")
+    check("FLOOD" not in p.stdout, "out_port=2 is not a FLOOD: " + p.stdout)
+    ofctl("del-flows", TARGET, "out_port=flood")
+    check(flows_text() == [], "del-flows out_port=flood removes it")
     check(proc.poll() is None, "simdpath still runs")
 
 

@@ -81,6 +81,9 @@ RULES = [
     ("priority=0,actions=controller", "priority=0 actions=CONTROLLER:65535"),
     ("in_port=1,actions=controller:128,output:2",
      "in_port=1 actions=CONTROLLER:128,output:2"),
+    ("ip,actions=mod_nw_ttl:9,FLOOD,output:2,IN_PORT",
+     "ip actions=mod_nw_ttl:9,FLOOD,output:2,IN_PORT"),
+    ("in_port=2,actions=ALL", "in_port=2 actions=ALL"),
 ]
 
 # Replies: lines ovs-ofctl must print for each.
