@@ -24,23 +24,23 @@
  */
 #include "generic/mfex_profile.h"
 
-/* Parses pkts[i..n) while they have the shape; returns the index of the
- * first packet that does not. */
-static inline __attribute__((always_inline)) uint32_t
-parse_run(const unsigned shape, struct sp_packet *const *pkts, uint32_t i,
-          uint32_t n, struct sp_flow_key *keys)
+/* Parses the packets from pp on while they have the shape; returns where
+ * the first that does not is (end if none). */
+static inline __attribute__((always_inline)) struct sp_packet *const *
+parse_run(const unsigned shape, struct sp_packet *const *pp,
+          struct sp_packet *const *end, struct sp_flow_key *key)
 {
-    const struct sp_mfex_profile *prof = &sp_mfex_profiles[shape];
+    const struct sp_mfex_profile *prof = sp_mfex_profiles;
     struct loaded_profile lp;
 
-    /* An opaque pointer, so that the compiler cannot hoist the loads of
-     * all eight profiles out of the batch loop: that spilled them on
-     * AVX2, which has 16 vector registers (docs/perf/mfex.md). */
-    __asm__("" : "+r"(prof));
-    lp = load_profile(prof);
-
-    struct sp_packet *const *pp = pkts + i, *const *end = pkts + n;
-    struct sp_flow_key *key = keys + i;
+    /* The table's address opaque here, in the run, so that the compiler
+     * can neither hoist the loads of all eight profiles out of the batch
+     * loop (that spilled them on AVX2, which has 16 vector registers:
+     * docs/perf/mfex.md) nor keep the eight profiles' addresses in
+     * registers for the whole call (saving and restoring callee-saved
+     * registers on every batch: docs/perf/arm.md). */
+    __asm__ volatile("" : "+r"(prof));
+    lp = load_profile(prof + shape);
 
     for (; pp != end; pp++, key++) {
         struct sp_packet *pkt = *pp;
@@ -54,7 +54,7 @@ parse_run(const unsigned shape, struct sp_packet *const *pkts, uint32_t i,
         build_key(&lp, shape, pkt, key);
         sp_mfex_profile_finish(shape, pkt);
     }
-    return (uint32_t)(pp - pkts);
+    return pp;
 }
 
 /* The shape a profile may take the packet as, or SP_MFEX_PROFILES. */
@@ -65,11 +65,54 @@ guess_shape(const struct sp_packet *pkt)
                                        : SP_MFEX_PROFILES;
 }
 
+/* The batch from the shape of its first packet on. Apart from MFEX_FN, so
+ * that the compiler saves the registers it needs here and not before
+ * MFEX_FN's guesses, which may leave the batch to the scalar parser. */
+static __attribute__((noinline)) void
+parse_batch(struct sp_packet *const *pkts, uint32_t n,
+            struct sp_flow_key *keys, unsigned shape)
+{
+    uint32_t slow = 0; /* packets for the scalar parser, after the loop */
+
+    for (struct sp_packet *const *pp = pkts, *const *end = pkts + n;;) {
+        struct sp_packet *const *stop = pp;
+        uint32_t i = (uint32_t)(pp - pkts);
+
+        /* Constant shapes: one specialised loop each. */
+        switch (shape) {
+#define PARSE_RUN_CASE(s)                       \
+    case s:                                     \
+        stop = parse_run(s, pp, end, keys + i); \
+        break;
+            PARSE_RUN_CASE(0)
+            PARSE_RUN_CASE(1)
+            PARSE_RUN_CASE(2)
+            PARSE_RUN_CASE(3)
+            PARSE_RUN_CASE(4)
+            PARSE_RUN_CASE(5)
+            PARSE_RUN_CASE(6)
+            PARSE_RUN_CASE(7)
+#undef PARSE_RUN_CASE
+        }
+        if (stop == pp) {
+            slow |= UINT32_C(1) << i;
+            stop++;
+        }
+        pp = stop;
+        if (pp == end) {
+            break;
+        }
+        shape = guess_shape(*pp);
+    }
+    if (slow) {
+        sp_scalar_mfex_lanes(pkts, slow, keys);
+    }
+}
+
 void
 MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
 {
-    uint32_t slow = 0; /* packets for the scalar parser, after the loop */
-    unsigned shape;    /* of packet i, in the loop below */
+    unsigned shape;
 
     if (!n) {
         return;
@@ -92,34 +135,5 @@ MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
         sp_scalar_mfex(pkts, n, keys);
         return;
     }
-    for (uint32_t i = 0;;) {
-        uint32_t end = i;
-
-        /* Constant shapes: one specialised loop each. */
-        switch (shape) {
-#define PARSE_RUN_CASE(s)                     \
-    case s:                                   \
-        end = parse_run(s, pkts, i, n, keys); \
-        break;
-            PARSE_RUN_CASE(0)
-            PARSE_RUN_CASE(1)
-            PARSE_RUN_CASE(2)
-            PARSE_RUN_CASE(3)
-            PARSE_RUN_CASE(4)
-            PARSE_RUN_CASE(5)
-            PARSE_RUN_CASE(6)
-            PARSE_RUN_CASE(7)
-#undef PARSE_RUN_CASE
-        }
-        if (end == i) {
-            slow |= UINT32_C(1) << i;
-            end++;
-        }
-        i = end;
-        if (i == n) {
-            break;
-        }
-        shape = guess_shape(pkts[i]);
-    }
-    sp_scalar_mfex_lanes(pkts, slow, keys);
+    parse_batch(pkts, n, keys, shape);
 }

@@ -99,15 +99,26 @@ struct loaded_profile {
     uint8x16x4_t perm, keep, set;
 };
 
+/* One load per lane, not a four-register ld1: a shape uses keep and set on
+ * one or two lanes, whose loads alone then remain, and the permute's
+ * indexes go to any registers rather than four consecutive ones moved
+ * where the asm wants them. */
+static inline __attribute__((always_inline)) uint8x16x4_t
+load_lanes(const uint8_t *t)
+{
+    return (uint8x16x4_t){
+        {vld1q_u8(t), vld1q_u8(t + 16), vld1q_u8(t + 32), vld1q_u8(t + 48)}};
+}
+
 static inline __attribute__((always_inline)) struct loaded_profile
 load_profile(const struct sp_mfex_profile *prof)
 {
     return (struct loaded_profile){
         .probe_mask = vld1q_u8(prof->probe_mask + PROBE_OFS),
         .probe_value = vld1q_u8(prof->probe_value + PROBE_OFS),
-        .perm = vld1q_u8_x4(prof->perm),
-        .keep = vld1q_u8_x4(prof->keep),
-        .set = vld1q_u8_x4(prof->set),
+        .perm = load_lanes(prof->perm),
+        .keep = load_lanes(prof->keep),
+        .set = load_lanes(prof->set),
     };
 }
 
