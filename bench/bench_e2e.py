@@ -583,6 +583,7 @@ def plot(path, samples, case_list, title):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
 
     rules = sorted({r for (_, r, _, _) in case_list})
     tables = [t for t in TABLES if any(c[2] == t for c in case_list)]
@@ -614,13 +615,16 @@ def plot(path, samples, case_list, title):
                             markersize=3, label=label)
             ax.set_xscale("log")
             ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(ScalarFormatter())
+            ax.yaxis.set_minor_formatter(NullFormatter())
             ax.set_title("rule %s, %s" % (r, "one wildcard rule" if
                                           t == "wildcard" else
                                           "N exact rules"), fontsize=10)
             ax.set_xlabel("distinct flows (N)")
             ax.set_ylabel("TSC cycles per packet")
             ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].legend(fontsize=7)
+            if row == 0:
+                ax.legend(fontsize=7)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
