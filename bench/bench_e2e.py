@@ -425,9 +425,8 @@ class Ovs:
         missed = st["upcalls"] + st["lost"]
         if missed < 0.001 * st["rx"]:
             return st["cycles"]
-        return st["cycles"], "%.1f%% of the packets missed the datapath " \
-            "flows (upcalls; %.1f%% lost ones, not installed)" % (
-                100.0 * missed / st["rx"], 100.0 * st["lost"] / st["rx"])
+        return st["cycles"], "%.0f%% missed (%.0f%% lost)" % (
+            100.0 * missed / st["rx"], 100.0 * st["lost"] / st["rx"])
 
     def stop(self):
         """Stops both daemons; the bridge's tap device goes with del-br,
@@ -539,6 +538,12 @@ def fmt_key(key):
     n, system, r, t, emc = key
     return "%d flows, %s, rule %s %s, EMC %s" % (
         n, system, r, t, "on" if emc else "off")
+
+
+def note_text(got):
+    return "of the counted packets, %s: missed the datapath flows " \
+        "(upcalls), lost: upcalls whose flow was not installed" % (
+            ", ".join(got))
 
 
 def floor_mode(rule):
@@ -741,7 +746,7 @@ def main():
     for key, err in sorted(errors.items(), key=str):
         print("failed: %s: %s" % (fmt_key(key), err))
     for key, got in sorted(notes.items(), key=str):
-        print("note: %s: %s" % (fmt_key(key), "; ".join(got)))
+        print("note: %s: %s" % (fmt_key(key), note_text(got)))
     report(o, text, samples, errors, notes, started, load)
     if have_matplotlib():
         plot(os.path.join(o.out, "e2e.png"), samples, case_list,
@@ -773,7 +778,7 @@ def report(o, text, samples, errors, notes, started, load):
             f.write("\n- %s failed: %s" % (fmt_key(key),
                                            err.splitlines()[0]))
         for key, got in sorted(notes.items(), key=str):
-            f.write("\n- %s: %s" % (fmt_key(key), "; ".join(got)))
+            f.write("\n- %s: %s" % (fmt_key(key), note_text(got)))
         f.write("\n")
     with open(os.path.join(o.out, "e2e.json"), "w") as f:
         json.dump({what: {fmt_key(k): v for k, v in got.items()}
