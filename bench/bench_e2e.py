@@ -293,11 +293,6 @@ class Bench:
                              "window:\n%s" % (what, tail(log)))
         return float(got[1][0])
 
-    # Open vSwitch
-
-    def ovs_start(self, n):
-        return Ovs(self, n)
-
 
 class Ovs:
     """ovs-vswitchd-dpdk and its ovsdb-server in a folder of their own."""
