@@ -119,11 +119,11 @@ def tail(path, n=15):
         return "(no log)"
 
 
-def run(what, args, env=None, seconds=CAP):
+def run(what, args, env=None, seconds=CAP, stdin=None):
     """Runs a command to its end; its output, or BenchError naming what."""
     try:
         p = subprocess.run(args, capture_output=True, text=True, env=env,
-                           timeout=seconds)
+                           timeout=seconds, input=stdin)
     except subprocess.TimeoutExpired:
         raise BenchError("%s: %s took over %d s" % (what, args[0], seconds))
     if p.returncode:
@@ -388,12 +388,15 @@ class Ovs:
                    "other_config:emc-insert-inv-prob=%d" % (100 if emc
                                                             else 0))
         if rules != self.rules:
-            # One transaction each: flow by flow, every change revalidates
-            # the datapath flows of the traffic meanwhile (quadratic).
-            for cmd in (["del-flows", self.br],
-                        ["add-flows", self.br, rules]):
-                run("OVS", ["ovs-ofctl", "-O", "OpenFlow14", "--bundle"] +
-                    cmd, self.env, seconds=CAP * 2)
+            # One transaction: flow by flow, every change would revalidate
+            # the datapath flows of the traffic meanwhile (quadratic), and
+            # between a delete and the adds the misses would install drop
+            # flows that linger.
+            with open(rules) as f:
+                text = "delete\n" + f.read()
+            run("OVS", ["ovs-ofctl", "-O", "OpenFlow14", "--bundle",
+                        "add-flows", self.br, "-"], self.env,
+                seconds=CAP * 2, stdin=text)
             self.rules = rules
         time.sleep(o.warm)
         # Until the upcalls have installed what datapath flows they can:
