@@ -383,18 +383,6 @@ emc_account(struct pmd *pmd, uint32_t n, uint32_t hits)
     }
 }
 
-/* Whether actions[0..n) are all one list. */
-static inline bool
-one_list(const struct sp_actions *const *actions, uint32_t n)
-{
-    for (uint32_t i = 1; i < n; i++) {
-        if (actions[i] != actions[0]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 /* Tells the channel's thread that packets wait for it. */
 static void
 packet_in_notify(struct pmd *pmd)
@@ -418,7 +406,9 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     const struct sp_actions *actions[SP_BATCH_MAX];
     uint32_t found, unmatched, emc_hits, pending;
     uint32_t parse_errors = 0, groups = 0, n_runs = 0;
-    struct rule_run *runs = pmd->runs;
+    struct rule_run *runs = pmd->runs, run = {NULL, 0, 0};
+    const struct sp_actions *run_list = NULL, *first_list = NULL;
+    bool lists_differ = false;
     uint64_t gen;
 
     for (uint32_t i = 0; i < SP_BATCH_MAX; i++) {
@@ -461,28 +451,39 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
          (uint64_t)__builtin_popcount(unmatched));
 
     /* Rule counters, one add per run of packets of one rule, made after
-     * the next receive (flush_counts); their lines are prefetched now. */
+     * the next receive (flush_counts); their lines are prefetched now. The
+     * current run is kept in locals, stored when the next one starts; a
+     * rule's list is read once per run. */
     for (pending = found; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
 
-        actions[i] = rule_actions(rules[i]);
-        if (!n_runs || rules[i] != runs[n_runs - 1].rule) {
-            runs[n_runs++] = (struct rule_run){rules[i], 0, 0};
+        if (rules[i] != run.rule) {
+            if (run.rule) {
+                runs[n_runs++] = run;
+            }
+            run = (struct rule_run){rules[i], 0, 0};
+            run_list = rule_actions(rules[i]);
+            first_list = first_list ? first_list : run_list;
+            lists_differ |= run_list != first_list;
             __builtin_prefetch((struct flow_line *)rules[i]->aux + pmd->index,
                                1);
         }
-        runs[n_runs - 1].packets++;
-        runs[n_runs - 1].bytes += ptrs[i]->len;
+        actions[i] = run_list;
+        run.packets++;
+        run.bytes += pkts[i].len;
+    }
+    if (run.rule) {
+        runs[n_runs++] = run;
     }
     /* The packets of every rule with the same action list (rules share
      * equal lists), in arrival order, as one group; when every packet
      * goes by one list, the burst as it is (unless the list sends to the
      * controller, which is told which rule sent each packet). */
     pending = found;
-    if (found == sp_batch_lanes(n) && one_list(actions, n) &&
-        !sp_actions_to_controller(actions[0])) {
+    if (found == sp_batch_lanes(n) && !lists_differ &&
+        !sp_actions_to_controller(first_list)) {
         pmd->rule = NULL;
-        sp_actions_execute(actions[0], ptrs, n, &pmd->actions);
+        sp_actions_execute(first_list, ptrs, n, &pmd->actions);
         groups++;
         pending = 0;
     }
