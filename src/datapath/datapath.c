@@ -97,6 +97,11 @@ struct pmd {
      * the cache is bypassed, bursts since it was bypassed. */
     uint32_t emc_window, emc_window_hits, emc_bursts;
     bool emc_bypass;
+    /* Whether the classifier is one rule, compared directly, which costs
+     * less than a hash and a probe: then no burst looks up the EMC. Read
+     * again at each new generation. */
+    bool cls_sole;
+    uint64_t cls_gen;
     struct sp_random rng;
     struct sp_action_ctx actions;
     struct sp_tx_batch tx[SP_DP_MAX_PORTS + 1]; /* by port number */
@@ -360,7 +365,13 @@ send_batches(struct pmd *pmd)
 static inline bool
 emc_probes(struct pmd *pmd)
 {
-    return pmd->emc.n_buckets &&
+    uint64_t gen = sp_cls_generation(pmd->dp->cls);
+
+    if (gen != pmd->cls_gen) {
+        pmd->cls_gen = gen;
+        pmd->cls_sole = sp_cls_sole(pmd->dp->cls);
+    }
+    return pmd->emc.n_buckets && !pmd->cls_sole &&
            (!pmd->emc_bypass || ++pmd->emc_bursts % EMC_SAMPLE == 0);
 }
 
