@@ -32,6 +32,7 @@
 #ifndef SP_CLASSIFIER_H
 #define SP_CLASSIFIER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "simdpath/dispatch.h"
@@ -138,6 +139,10 @@ const struct sp_rule **sp_cls_rules(struct sp_cls *cls);
 /* Bumped after every insert and remove: an EMC entry made under an older
  * generation is never used. */
 uint64_t sp_cls_generation(const struct sp_cls *cls);
+
+/* Whether every lookup now is one rule's direct compare: one subtable,
+ * holding one rule. As up to date as a generation read before it. */
+bool sp_cls_sole(const struct sp_cls *cls);
 
 /* Looks up the keys of 'todo' (bits of the first n <= SP_BATCH_MAX keys)
  * through the classifier kernel. Returns the keys that matched; rules[i] is

@@ -105,7 +105,8 @@ struct sp_dp_pmd_stats {
     uint64_t packets, batches;
     uint64_t emc_hits, classifier_hits, misses;
     uint64_t emc_bypassed; /* packets not looked up in the EMC: it hit
-                            * too rarely (the classifier answered) */
+                            * too rarely, or there is one rule (the
+                            * classifier answered) */
     uint64_t parse_errors; /* packets whose parse stopped early */
     uint64_t groups;       /* action groups run, one per action list and
                             * burst: rules with equal lists share one */

@@ -94,6 +94,14 @@ sole_lookup(const struct sp_cls_subtable *st, const struct sp_rule *rule,
     return hit;
 }
 
+bool
+sp_cls_sole(const struct sp_cls *cls)
+{
+    const struct sp_cls_order *o = rcu_dereference(cls->order);
+
+    return o->n == 1 && __atomic_load_n(&o->e[0].st->sole, __ATOMIC_ACQUIRE);
+}
+
 uint32_t
 sp_cls_lookup(const struct sp_cls *cls, const struct sp_flow_key *keys,
               uint32_t n, uint32_t todo, const struct sp_rule **rules)

@@ -97,6 +97,11 @@ struct pmd {
      * the cache is bypassed, bursts since it was bypassed. */
     uint32_t emc_window, emc_window_hits, emc_bursts;
     bool emc_bypass;
+    /* Whether the classifier is one rule, compared directly, which costs
+     * less than a hash and a probe: then no burst looks up the EMC. Read
+     * again at each new generation. */
+    bool cls_sole;
+    uint64_t cls_gen;
     struct sp_random rng;
     struct sp_action_ctx actions;
     struct sp_tx_batch tx[SP_DP_MAX_PORTS + 1]; /* by port number */
@@ -360,7 +365,13 @@ send_batches(struct pmd *pmd)
 static inline bool
 emc_probes(struct pmd *pmd)
 {
-    return pmd->emc.n_buckets &&
+    uint64_t gen = sp_cls_generation(pmd->dp->cls);
+
+    if (gen != pmd->cls_gen) {
+        pmd->cls_gen = gen;
+        pmd->cls_sole = sp_cls_sole(pmd->dp->cls);
+    }
+    return pmd->emc.n_buckets && !pmd->cls_sole &&
            (!pmd->emc_bypass || ++pmd->emc_bursts % EMC_SAMPLE == 0);
 }
 
@@ -381,18 +392,6 @@ emc_account(struct pmd *pmd, uint32_t n, uint32_t hits)
         pmd->emc.insert_inv_prob =
             pmd->emc_bypass ? 1 : pmd->dp->config.emc_insert_inv_prob;
     }
-}
-
-/* Whether actions[0..n) are all one list. */
-static inline bool
-one_list(const struct sp_actions *const *actions, uint32_t n)
-{
-    for (uint32_t i = 1; i < n; i++) {
-        if (actions[i] != actions[0]) {
-            return false;
-        }
-    }
-    return true;
 }
 
 /* Tells the channel's thread that packets wait for it. */
@@ -418,7 +417,9 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     const struct sp_actions *actions[SP_BATCH_MAX];
     uint32_t found, unmatched, emc_hits, pending;
     uint32_t parse_errors = 0, groups = 0, n_runs = 0;
-    struct rule_run *runs = pmd->runs;
+    struct rule_run *runs = pmd->runs, run = {NULL, 0, 0};
+    const struct sp_actions *run_list = NULL, *first_list = NULL;
+    bool lists_differ = false;
     uint64_t gen;
 
     for (uint32_t i = 0; i < SP_BATCH_MAX; i++) {
@@ -461,28 +462,39 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
          (uint64_t)__builtin_popcount(unmatched));
 
     /* Rule counters, one add per run of packets of one rule, made after
-     * the next receive (flush_counts); their lines are prefetched now. */
+     * the next receive (flush_counts); their lines are prefetched now. The
+     * current run is kept in locals, stored when the next one starts; a
+     * rule's list is read once per run. */
     for (pending = found; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
 
-        actions[i] = rule_actions(rules[i]);
-        if (!n_runs || rules[i] != runs[n_runs - 1].rule) {
-            runs[n_runs++] = (struct rule_run){rules[i], 0, 0};
+        if (rules[i] != run.rule) {
+            if (run.rule) {
+                runs[n_runs++] = run;
+            }
+            run = (struct rule_run){rules[i], 0, 0};
+            run_list = rule_actions(rules[i]);
+            first_list = first_list ? first_list : run_list;
+            lists_differ |= run_list != first_list;
             __builtin_prefetch((struct flow_line *)rules[i]->aux + pmd->index,
                                1);
         }
-        runs[n_runs - 1].packets++;
-        runs[n_runs - 1].bytes += ptrs[i]->len;
+        actions[i] = run_list;
+        run.packets++;
+        run.bytes += pkts[i].len;
+    }
+    if (run.rule) {
+        runs[n_runs++] = run;
     }
     /* The packets of every rule with the same action list (rules share
      * equal lists), in arrival order, as one group; when every packet
      * goes by one list, the burst as it is (unless the list sends to the
      * controller, which is told which rule sent each packet). */
     pending = found;
-    if (found == sp_batch_lanes(n) && one_list(actions, n) &&
-        !sp_actions_to_controller(actions[0])) {
+    if (found == sp_batch_lanes(n) && !lists_differ &&
+        !sp_actions_to_controller(first_list)) {
         pmd->rule = NULL;
-        sp_actions_execute(actions[0], ptrs, n, &pmd->actions);
+        sp_actions_execute(first_list, ptrs, n, &pmd->actions);
         groups++;
         pending = 0;
     }
