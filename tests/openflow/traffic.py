@@ -1,10 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Traffic for the OpenFlow tests: IPv4 UDP and TCP frames and a pcap of
 them (no checksums: the rules do not look at them), a free port, and a
-wait for the port the switch listens on."""
+wait for the port the switch listens on. The pcap writer is the
+integration suite's, shared by every test."""
+import os
 import socket
 import struct
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "integration"))
+from model import write_pcap  # noqa: E402,F401
 
 
 def frame(proto, dst_ip, sport, dport):
@@ -25,13 +32,6 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
-
-
-def write_pcap(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)) + fr)
 
 
 def wait_listening(proc, port, cap):
