@@ -1326,10 +1326,11 @@ test_flow_mod_under_traffic(void **state)
     sp_sim.endless = true;
     dp = make_dp(rules, 1);
     assert_int_equal(
-        sp_dp_flow_mod(dp, "udp,actions=output:9", false, &n, &err), -1);
-    assert_int_equal(
-        sp_dp_flow_mod(dp, "priority=11,udp,actions=output:3", true, &n, &err),
+        sp_dp_flow_mod(dp, "udp,actions=output:9", false, false, &n, &err),
         -1);
+    assert_int_equal(sp_dp_flow_mod(dp, "priority=11,udp,actions=output:3",
+                                    true, false, &n, &err),
+                     -1);
     assert_non_null(strstr(err.msg, "no rule matches"));
     t = (struct pmd_thread){dp, 0, 0};
     assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
@@ -1339,7 +1340,8 @@ test_flow_mod_under_traffic(void **state)
 
         snprintf(rule, sizeof rule, "%sudp,actions=dec_ttl,output:%u",
                  round % 3 ? "priority=10," : "", 2 + round % 2);
-        assert_int_equal(sp_dp_flow_mod(dp, rule, round % 3, &n, &err), 0);
+        assert_int_equal(sp_dp_flow_mod(dp, rule, round % 3, false, &n, &err),
+                         0);
         assert_int_equal(n, 1);
         while (total_rx(dp) == before) {
             usleep(100);
@@ -1358,6 +1360,87 @@ test_flow_mod_under_traffic(void **state)
                   &bytes);
     assert_int_equal(packets, p1.rx);
     free(text);
+    sp_dp_destroy(dp);
+    assert_int_equal(sp_sim.live_buffers, 0);
+    sp_sim_reset();
+}
+
+/* The packets a rule (dump form) counted so far. */
+static unsigned long long
+rule_packets(struct sp_dp *dp, const char *rule)
+{
+    unsigned long long packets, bytes;
+    char *text = dump_text(dp);
+
+    rule_counters(text, rule, &packets, &bytes);
+    free(text);
+    return packets;
+}
+
+/* Waits, bounded by the PMD's receive count, until a rule counted at
+ * least 'want' packets. */
+static void
+wait_rule_packets(struct sp_dp *dp, const char *rule, unsigned long long want)
+{
+    uint64_t cap = total_rx(dp) + 100000000;
+
+    while (rule_packets(dp, rule) < want) {
+        assert_true(total_rx(dp) < cap);
+        usleep(100);
+    }
+}
+
+/* A modify with reset_counts (OpenFlow's RESET_COUNTS) starts the rule's
+ * counts again from 0, and they go on from there exactly; one without
+ * keeps them. The rule is shadowed by a higher one while it is reset, so
+ * that its count then is known. */
+static void
+test_flow_mod_reset_counts(void **state)
+{
+    (void)state;
+    static const char *const rules[] = {
+        "priority=10,udp,actions=output:2",
+        NULL,
+    };
+    static const char *const low = "priority=10,udp,actions=output:2";
+    struct pmd_thread t;
+    struct sp_dp *dp;
+    struct sp_err err;
+    struct sp_dp_port_stats p2;
+    unsigned long long before_reset;
+    unsigned n;
+
+    sp_sim_reset();
+    make_udp_flows(500, 7);
+    sp_sim.endless = true;
+    dp = make_dp(rules, 1);
+    t = (struct pmd_thread){dp, 0, 0};
+    assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
+    wait_rule_packets(dp, low, 1000);
+    assert_int_equal(
+        sp_dp_flow_add(dp, "priority=20,udp,actions=output:3", &err), 0);
+    wait_rule_packets(dp, "priority=20,udp,actions=output:3", 1000);
+    before_reset = rule_packets(dp, low);
+    assert_true(before_reset >= 1000);
+
+    /* Refused, it resets nothing; without reset_counts, nothing either. */
+    assert_int_equal(sp_dp_flow_mod(dp, "priority=10,udp,actions=output:9",
+                                    true, true, &n, &err),
+                     -1);
+    assert_int_equal(sp_dp_flow_mod(dp, low, true, false, &n, &err), 0);
+    assert_int_equal(rule_packets(dp, low), before_reset);
+    assert_int_equal(sp_dp_flow_mod(dp, low, true, true, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(rule_packets(dp, low), 0);
+
+    /* Unshadowed, it counts from 0: all it sent since. */
+    assert_int_equal(sp_dp_flow_del(dp, "priority=20,udp", &err), 0);
+    wait_rule_packets(dp, low, 1000);
+    sp_dp_stop(dp);
+    pthread_join(t.thread, NULL);
+    assert_int_equal(assert_conserved(dp), 0);
+    sp_dp_port_stats(dp, 2, &p2);
+    assert_int_equal(rule_packets(dp, low), p2.tx - before_reset);
     sp_dp_destroy(dp);
     assert_int_equal(sp_sim.live_buffers, 0);
     sp_sim_reset();
@@ -1565,6 +1648,7 @@ main(void)
         cmocka_unit_test(test_flow_del_strict_and_loose),
         cmocka_unit_test(test_flows_del_exact),
         cmocka_unit_test(test_flow_mod_under_traffic),
+        cmocka_unit_test(test_flow_mod_reset_counts),
         cmocka_unit_test(test_controller_path),
     };
 

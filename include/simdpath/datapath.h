@@ -167,10 +167,11 @@ int sp_dp_flow_del_matching(struct sp_dp *dp, const char *match, bool strict,
 /* As ovs-ofctl mod-flows: the actions of 'rule' (MATCH,actions=...)
  * replace those of the rules it selects (strict or loose, as above), each
  * compiled for its rule's match and swapped whole, so forwarding goes on
- * without a gap and the counters are kept. No rule selected, or actions
- * refused for one, is an error that changes nothing. */
+ * without a gap and the counters are kept (or, with reset_counts, start
+ * again from 0, as OpenFlow's OFPFF_RESET_COUNTS). No rule selected, or
+ * actions refused for one, is an error that changes nothing. */
 int sp_dp_flow_mod(struct sp_dp *dp, const char *rule, bool strict,
-                   unsigned *modified, struct sp_err *err);
+                   bool reset_counts, unsigned *modified, struct sp_err *err);
 /* Adds every rule of a file. An error in a line has err->line and
  * err->column, shown by sp_err_text(err, path, ...) as "FILE:LINE:COLUMN:
  * what"; one about the file as a whole names it in err->msg. */

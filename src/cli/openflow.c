@@ -421,9 +421,10 @@ add_rule(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
 }
 
 /* Modify, as ovs-vswitchd: the rule keeps its cookie, timeouts, flags,
- * counters and the time of its last packet (its idle timeout goes on);
- * its hard timeout starts again. The actions are swapped in place
- * (sp_dp_flow_mod), so forwarding has no gap. */
+ * counters (unless the modify has RESET_COUNTS) and the time of its last
+ * packet (its idle timeout goes on); its hard timeout starts again. The
+ * actions are swapped in place (sp_dp_flow_mod), so forwarding has no
+ * gap. */
 static int
 modify_rule(const struct sp_of_flow *f, const struct sp_of_flow_mod *fm,
             struct sp_of_error *err)
@@ -434,7 +435,8 @@ modify_rule(const struct sp_of_flow *f, const struct sp_of_flow_mod *fm,
     unsigned modified;
 
     rule_text(text, sizeof text, &f->match, f->priority, fm->actions);
-    if (sp_dp_flow_mod(ch.dp, text, true, &modified, &e_dp)) {
+    if (sp_dp_flow_mod(ch.dp, text, true, fm->flags & SP_OFPFF_RESET_COUNTS,
+                       &modified, &e_dp)) {
         err->type = SP_OFPET_FLOW_MOD_FAILED;
         err->code = SP_OFPFMFC_UNKNOWN;
         snprintf(err->why, sizeof err->why, "%.150s", e_dp.msg);

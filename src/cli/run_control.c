@@ -254,7 +254,7 @@ ctl_flow_mod(const char *args, FILE *out, void *ctx, struct sp_err *err)
     const char *rule = strict_option(args, &strict);
 
     (void)out;
-    return sp_dp_flow_mod(ctx, rule, strict, &modified, err);
+    return sp_dp_flow_mod(ctx, rule, strict, false, &modified, err);
 }
 
 static int

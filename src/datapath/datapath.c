@@ -76,11 +76,13 @@ struct packet_out {
 
 /* What the datapath keeps of a rule (rule->aux): one line per PMD, that
  * PMD's counters of the rule, which no other thread writes; the first
- * also holds when the rule was added, written before the rule is seen. */
+ * also holds when the rule was added, written before the rule is seen, and
+ * the counts a reset left out, written under del_lock. */
 struct flow_line {
     uint64_t packets, bytes;
     uint64_t used;  /* TSC of the last burst with a packet of it; 0: none */
     double created; /* line 0: CLOCK_MONOTONIC seconds */
+    uint64_t reset_packets, reset_bytes; /* line 0: sums at the reset */
 } __attribute__((aligned(64)));
 
 /* Packets in a row of a burst that matched one rule. */
@@ -991,9 +993,52 @@ sp_dp_flow_del(struct sp_dp *dp, const char *text, struct sp_err *err)
     return 0;
 }
 
+/* A rule's counters since it was added, summed over the PMD threads;
+ * *used is the TSC of its last packet, 0 for none. */
+static void
+rule_sums(struct sp_dp *dp, const struct sp_rule *rule, uint64_t *packets,
+          uint64_t *bytes, uint64_t *used)
+{
+    const struct flow_line *lines = rule->aux;
+
+    *packets = *bytes = *used = 0;
+    for (unsigned p = 0; p < dp->config.n_pmds; p++) {
+        uint64_t u = peek(&lines[p].used);
+
+        *packets += peek(&lines[p].packets);
+        *bytes += peek(&lines[p].bytes);
+        *used = u > *used ? u : *used;
+    }
+}
+
+/* A rule's counters since it was added or last reset. */
+static void
+rule_stats(struct sp_dp *dp, const struct sp_rule *rule, uint64_t *packets,
+           uint64_t *bytes, uint64_t *used)
+{
+    const struct flow_line *lines = rule->aux;
+
+    rule_sums(dp, rule, packets, bytes, used);
+    *packets -= peek(&lines[0].reset_packets);
+    *bytes -= peek(&lines[0].reset_bytes);
+}
+
+/* Zeroes a rule's counters as the listings show them; the PMDs' own lines
+ * go on counting, as only their PMD writes them. Under del_lock. */
+static void
+rule_reset_counts(struct sp_dp *dp, const struct sp_rule *rule)
+{
+    struct flow_line *line0 = rule->aux;
+    uint64_t packets, bytes, used;
+
+    rule_sums(dp, rule, &packets, &bytes, &used);
+    __atomic_store_n(&line0->reset_packets, packets, __ATOMIC_RELAXED);
+    __atomic_store_n(&line0->reset_bytes, bytes, __ATOMIC_RELAXED);
+}
+
 int
 sp_dp_flow_mod(struct sp_dp *dp, const char *text, bool strict,
-               unsigned *modified, struct sp_err *err)
+               bool reset_counts, unsigned *modified, struct sp_err *err)
 {
     struct sp_flow_spec spec, rule_spec;
     const struct sp_actions **lists = NULL;
@@ -1038,6 +1083,9 @@ sp_dp_flow_mod(struct sp_dp *dp, const char *text, bool strict,
         lists[i] =
             __atomic_exchange_n((const struct sp_actions **)&rules[i]->actions,
                                 lists[i], __ATOMIC_ACQ_REL);
+        if (reset_counts) {
+            rule_reset_counts(dp, rules[i]);
+        }
     }
     pthread_mutex_unlock(&dp->del_lock);
     if (n) {
@@ -1112,24 +1160,6 @@ sp_dp_flows_load(struct sp_dp *dp, const char *path, struct sp_err *err)
     }
     fclose(f);
     return rc;
-}
-
-/* A rule's counters, summed over the PMD threads; *used is the TSC of
- * its last packet, 0 for none. */
-static void
-rule_stats(struct sp_dp *dp, const struct sp_rule *rule, uint64_t *packets,
-           uint64_t *bytes, uint64_t *used)
-{
-    const struct flow_line *lines = rule->aux;
-
-    *packets = *bytes = *used = 0;
-    for (unsigned p = 0; p < dp->config.n_pmds; p++) {
-        uint64_t u = peek(&lines[p].used);
-
-        *packets += peek(&lines[p].packets);
-        *bytes += peek(&lines[p].bytes);
-        *used = u > *used ? u : *used;
-    }
 }
 
 /* When a listing of the rules is taken: the TSC and the monotonic clock,

@@ -229,6 +229,32 @@ def test_ofctl(proc):
     check(t2 is not None and t2[2] - t1[2] <= 64,
           "after mod-flows port 2 stops: %s -> %s" % (t1, t2))
 
+    # mod-flows with reset_counts starts a rule's counts again from 0,
+    # without it keeps them. A rule above shadows tcp80 meanwhile, so that
+    # its counts stand still.
+    shadow = "priority=250,tcp,nw_dst=10.0.0.2,tp_dst=80"
+    tcp80_rule = "priority=200,tcp,nw_dst=10.0.0.2,tp_dst=80," \
+        "actions=dec_ttl,output:3"
+    ofctl("add-flow", TARGET, shadow + ",actions=output:3")
+    shadow_key = "cookie=0x0, table=0, %s actions=output:3" % shadow
+    deadline = time.time() + CAP
+    while (flows_counted().get(shadow_key, (0, 0))[0] < 1000 and
+           time.time() < deadline):
+        time.sleep(0.05)
+    kept = flows_counted().get(tcp80)
+    ofctl("--strict", "mod-flows", TARGET, tcp80_rule)
+    check(kept and kept[0] >= 1000 and flows_counted().get(tcp80) == kept,
+          "mod-flows keeps the counts: %s -> %s"
+          % (kept, flows_counted().get(tcp80)))
+    ofctl("--strict", "mod-flows", TARGET, "reset_counts," + tcp80_rule)
+    check(flows_counted().get(tcp80) == (0, 0),
+          "mod-flows reset_counts zeroes them: %s"
+          % (flows_counted().get(tcp80),))
+    ofctl("--strict", "del-flows", TARGET, shadow)
+    check(wait_tx(3, 2000) is not None and
+          flows_counted().get(tcp80, (0, 0))[0] > 0,
+          "and they count again: %s" % (flows_counted().get(tcp80),))
+
     # del-flows by cookie, then strict: tcp to port 3 ends.
     ofctl("del-flows", TARGET, "cookie=0x7/-1")
     ofctl("--strict", "del-flows", TARGET, "priority=100,udp")
