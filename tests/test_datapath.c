@@ -68,19 +68,45 @@ make_traffic(unsigned count)
 
 /* ---- running the datapath ---- */
 
-struct pmd_thread {
+/* The PMD thread a test runs beside it, one at a time. A test that fails
+ * while it runs leaves it to the teardown (stop_left_pmd), so that the
+ * tests after it do not run beside a PMD of a datapath they never made. */
+static struct {
     struct sp_dp *dp;
-    unsigned index;
     pthread_t thread;
-};
+} bg_pmd;
 
 static void *
 pmd_main(void *arg)
 {
-    struct pmd_thread *t = arg;
-
-    sp_dp_pmd_run(t->dp, t->index);
+    sp_dp_pmd_run(arg, 0);
     return NULL;
+}
+
+static void
+start_pmd(struct sp_dp *dp)
+{
+    assert_null(bg_pmd.dp);
+    bg_pmd.dp = dp;
+    assert_int_equal(pthread_create(&bg_pmd.thread, NULL, pmd_main, dp), 0);
+}
+
+static void
+stop_pmd(void)
+{
+    sp_dp_stop(bg_pmd.dp);
+    pthread_join(bg_pmd.thread, NULL);
+    bg_pmd.dp = NULL;
+}
+
+static int
+stop_left_pmd(void **state)
+{
+    (void)state;
+    if (bg_pmd.dp) {
+        stop_pmd();
+    }
+    return 0;
 }
 
 static struct sp_dp *
@@ -133,16 +159,13 @@ total_rx(struct sp_dp *dp)
 static void
 run_to_end(struct sp_dp *dp)
 {
-    struct pmd_thread t = {dp, 0, 0};
-
-    assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
+    start_pmd(dp);
     while (total_rx(dp) < sp_sim.n_in) {
         usleep(1000);
     }
     /* The last burst is counted as received before it is sent. */
     usleep(20000);
-    sp_dp_stop(dp);
-    pthread_join(t.thread, NULL);
+    stop_pmd();
 }
 
 /* rx + copies + packet_out = tx + packet_in + drops, over all ports and
@@ -602,7 +625,6 @@ test_changes_under_traffic(void **state)
     (void)state;
     const struct sp_variant *variants[SP_VARIANT_MAX];
     unsigned n = sp_test_variants(variants, SP_VARIANT_MAX);
-    struct pmd_thread t;
     struct sp_dp *dp;
     struct sp_err err;
     uint64_t before;
@@ -611,8 +633,7 @@ test_changes_under_traffic(void **state)
     make_traffic(500);
     sp_sim.endless = true;
     dp = make_dp(forwarding_rules, 1);
-    t = (struct pmd_thread){dp, 0, 0};
-    assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
+    start_pmd(dp);
     for (unsigned round = 0; round < 60; round++) {
         char rule[128];
 
@@ -632,8 +653,7 @@ test_changes_under_traffic(void **state)
         sp_dp_maintain(dp);
         assert_int_equal(sp_dp_flow_del(dp, rule, &err), 0);
     }
-    sp_dp_stop(dp);
-    pthread_join(t.thread, NULL);
+    stop_pmd();
     assert_true(total_rx(dp) > 0);
     assert_conserved(dp);
     assert_int_equal(sp_dp_flow_count(dp), 4);
@@ -1030,12 +1050,10 @@ stats_after(struct sp_dp *dp, uint64_t n)
 /* Stops the PMD of an endless run and checks that the EMC answered 9
  * packets in 10 from 'early' to 'late' and that nothing was lost. */
 static void
-stop_emc_answering(struct sp_dp *dp, struct pmd_thread *t,
-                   const struct sp_dp_pmd_stats *early,
+stop_emc_answering(struct sp_dp *dp, const struct sp_dp_pmd_stats *early,
                    const struct sp_dp_pmd_stats *late)
 {
-    sp_dp_stop(dp);
-    pthread_join(t->thread, NULL);
+    stop_pmd();
     assert_true((late->emc_hits - early->emc_hits) * 10 >=
                 (late->packets - early->packets) * 9);
     assert_conserved(dp);
@@ -1060,7 +1078,6 @@ test_emc_bypass_recovers(void **state)
         .emc_insert_inv_prob = 100,
     };
     struct sp_dp_pmd_stats early, late;
-    struct pmd_thread t;
     struct sp_err err;
     struct sp_dp *dp = sp_dp_create(&config, &sp_sim_io, &err);
 
@@ -1072,12 +1089,11 @@ test_emc_bypass_recovers(void **state)
     sp_sim_reset();
     make_udp_flows(1000, 1000);
     sp_sim.endless = true;
-    t = (struct pmd_thread){dp, 0, 0};
-    assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
+    start_pmd(dp);
     early = stats_after(dp, 160000);
     late = stats_after(dp, 200000);
     assert_true(early.emc_bypassed > 0);
-    stop_emc_answering(dp, &t, &early, &late);
+    stop_emc_answering(dp, &early, &late);
 }
 
 /* A classifier of one rule, compared directly, answers for less than a
@@ -1090,13 +1106,12 @@ test_emc_skipped_for_one_rule(void **state)
     static const char *const rules[] = {"udp,actions=output:2", NULL};
     struct sp_dp *dp = make_dp(rules, 1);
     struct sp_dp_pmd_stats one, two, late;
-    struct pmd_thread t = {dp, 0, 0};
     struct sp_err err;
 
     sp_sim_reset();
     make_udp_flows(1000, 1);
     sp_sim.endless = true;
-    assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
+    start_pmd(dp);
     one = stats_after(dp, 20000);
     assert_int_equal(one.emc_hits, 0);
     assert_true(one.emc_bypassed > 0);
@@ -1104,7 +1119,7 @@ test_emc_skipped_for_one_rule(void **state)
         sp_dp_flow_add(dp, "priority=1,tcp,actions=output:3", &err), 0);
     two = stats_after(dp, one.packets + 1000);
     late = stats_after(dp, two.packets + 20000);
-    stop_emc_answering(dp, &t, &two, &late);
+    stop_emc_answering(dp, &two, &late);
 }
 
 /* flow-dump's text, to be freed. */
@@ -1313,7 +1328,6 @@ test_flow_mod_under_traffic(void **state)
         "priority=10,udp,actions=output:2",
         NULL,
     };
-    struct pmd_thread t;
     struct sp_dp *dp;
     struct sp_err err;
     struct sp_dp_port_stats p1, p2, p3;
@@ -1332,8 +1346,7 @@ test_flow_mod_under_traffic(void **state)
                                     true, false, &n, &err),
                      -1);
     assert_non_null(strstr(err.msg, "no rule matches"));
-    t = (struct pmd_thread){dp, 0, 0};
-    assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
+    start_pmd(dp);
     for (unsigned round = 0; round < 100; round++) {
         char rule[64];
         uint64_t before = total_rx(dp);
@@ -1347,8 +1360,7 @@ test_flow_mod_under_traffic(void **state)
             usleep(100);
         }
     }
-    sp_dp_stop(dp);
-    pthread_join(t.thread, NULL);
+    stop_pmd();
     assert_int_equal(assert_conserved(dp), 0);
     sp_dp_port_stats(dp, 1, &p1);
     sp_dp_port_stats(dp, 2, &p2);
@@ -1403,7 +1415,6 @@ test_flow_mod_reset_counts(void **state)
         NULL,
     };
     static const char *const low = "priority=10,udp,actions=output:2";
-    struct pmd_thread t;
     struct sp_dp *dp;
     struct sp_err err;
     struct sp_dp_port_stats p2;
@@ -1414,8 +1425,7 @@ test_flow_mod_reset_counts(void **state)
     make_udp_flows(500, 7);
     sp_sim.endless = true;
     dp = make_dp(rules, 1);
-    t = (struct pmd_thread){dp, 0, 0};
-    assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
+    start_pmd(dp);
     wait_rule_packets(dp, low, 1000);
     assert_int_equal(
         sp_dp_flow_add(dp, "priority=20,udp,actions=output:3", &err), 0);
@@ -1436,8 +1446,7 @@ test_flow_mod_reset_counts(void **state)
     /* Unshadowed, it counts from 0: all it sent since. */
     assert_int_equal(sp_dp_flow_del(dp, "priority=20,udp", &err), 0);
     wait_rule_packets(dp, low, 1000);
-    sp_dp_stop(dp);
-    pthread_join(t.thread, NULL);
+    stop_pmd();
     assert_int_equal(assert_conserved(dp), 0);
     sp_dp_port_stats(dp, 2, &p2);
     assert_int_equal(rule_packets(dp, low), p2.tx - before_reset);
@@ -1506,7 +1515,6 @@ test_controller_path(void **state)
     unsigned notified = 0, taken = 0, misses = 0, arps = 0, from_port2 = 0;
     unsigned arp_in = 0, spins = 0;
     struct sp_dp_port_stats p0, p1, p2, p3;
-    struct pmd_thread t;
     const struct sp_sim_frame *udp, *arp;
     struct sp_err err;
     struct sp_dp *dp;
@@ -1521,8 +1529,7 @@ test_controller_path(void **state)
     arp = frame_of(SP_PKTGEN_ARP);
     dp = make_dp(rules, 1);
     sp_dp_controller_set(dp, true, count_notify, &notified);
-    t = (struct pmd_thread){dp, 0, 0};
-    assert_int_equal(pthread_create(&t.thread, NULL, pmd_main, &t), 0);
+    start_pmd(dp);
     /* Every frame goes to the controller once: queued, or dropped as the
      * queue was full. */
     for (;;) {
@@ -1600,8 +1607,7 @@ test_controller_path(void **state)
         usleep(100);
         assert_true(++spins < 1000000);
     } while (p3.drops[SP_DP_DROP_NO_CONTROLLER] < 1);
-    sp_dp_stop(dp);
-    pthread_join(t.thread, NULL);
+    stop_pmd();
     {
         struct sp_dp_packet_in left;
 
@@ -1627,29 +1633,33 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_forwarding),
-        cmocka_unit_test(test_foreach_counters),
-        cmocka_unit_test(test_identical_across_variants),
-        cmocka_unit_test(test_tx_refused_is_counted),
-        cmocka_unit_test(test_lost_and_uncopied_are_counted),
-        cmocka_unit_test(test_changes_under_traffic),
-        cmocka_unit_test(test_flow_file_errors),
-        cmocka_unit_test(test_flow_file_line_ends),
-        cmocka_unit_test(test_drop_names),
-        cmocka_unit_test(test_flood_ports),
-        cmocka_unit_test(test_flow_dump_order),
-        cmocka_unit_test(test_flow_dump_round_trip),
-        cmocka_unit_test(test_profile),
-        cmocka_unit_test(test_equal_actions_one_group),
-        cmocka_unit_test(test_emc_bypass),
-        cmocka_unit_test(test_emc_bypass_recovers),
-        cmocka_unit_test(test_emc_skipped_for_one_rule),
-        cmocka_unit_test(test_rule_counters),
-        cmocka_unit_test(test_flow_del_strict_and_loose),
-        cmocka_unit_test(test_flows_del_exact),
-        cmocka_unit_test(test_flow_mod_under_traffic),
-        cmocka_unit_test(test_flow_mod_reset_counts),
-        cmocka_unit_test(test_controller_path),
+        cmocka_unit_test_teardown(test_forwarding, stop_left_pmd),
+        cmocka_unit_test_teardown(test_foreach_counters, stop_left_pmd),
+        cmocka_unit_test_teardown(test_identical_across_variants,
+                                  stop_left_pmd),
+        cmocka_unit_test_teardown(test_tx_refused_is_counted, stop_left_pmd),
+        cmocka_unit_test_teardown(test_lost_and_uncopied_are_counted,
+                                  stop_left_pmd),
+        cmocka_unit_test_teardown(test_changes_under_traffic, stop_left_pmd),
+        cmocka_unit_test_teardown(test_flow_file_errors, stop_left_pmd),
+        cmocka_unit_test_teardown(test_flow_file_line_ends, stop_left_pmd),
+        cmocka_unit_test_teardown(test_drop_names, stop_left_pmd),
+        cmocka_unit_test_teardown(test_flood_ports, stop_left_pmd),
+        cmocka_unit_test_teardown(test_flow_dump_order, stop_left_pmd),
+        cmocka_unit_test_teardown(test_flow_dump_round_trip, stop_left_pmd),
+        cmocka_unit_test_teardown(test_profile, stop_left_pmd),
+        cmocka_unit_test_teardown(test_equal_actions_one_group, stop_left_pmd),
+        cmocka_unit_test_teardown(test_emc_bypass, stop_left_pmd),
+        cmocka_unit_test_teardown(test_emc_bypass_recovers, stop_left_pmd),
+        cmocka_unit_test_teardown(test_emc_skipped_for_one_rule,
+                                  stop_left_pmd),
+        cmocka_unit_test_teardown(test_rule_counters, stop_left_pmd),
+        cmocka_unit_test_teardown(test_flow_del_strict_and_loose,
+                                  stop_left_pmd),
+        cmocka_unit_test_teardown(test_flows_del_exact, stop_left_pmd),
+        cmocka_unit_test_teardown(test_flow_mod_under_traffic, stop_left_pmd),
+        cmocka_unit_test_teardown(test_flow_mod_reset_counts, stop_left_pmd),
+        cmocka_unit_test_teardown(test_controller_path, stop_left_pmd),
     };
 
     int failed;
