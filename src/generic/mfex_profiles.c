@@ -17,7 +17,7 @@
 #define LANE(s, q) (4 * (s) + (q))
 #define PERM(c, x) (x)
 #define WIN_CTRL(start, x) \
-    ((x) >= (start) && (x) < (start) + 16 ? (x) - (start) : 0x80)
+    ((x) >= (start) && (x) < (start) + 16 ? (uint8_t)((x) - (start)) : 0x80)
 #define CTRL_A(c, x) WIN_CTRL(SP_MFEX_WIN_A((c) / 4, (c) % 4), x)
 #define CTRL_B(c, x) WIN_CTRL(SP_MFEX_WIN_B((c) / 4, (c) % 4), x)
 
