@@ -6,7 +6,8 @@
  * per-field scalar form in the same run. The scalar variant is that form:
  * each set field applied on its own, with its own incremental checksum
  * updates, as Open vSwitch did. A second table times the ipv4_rewrite
- * kernel alone on the same sets.
+ * kernel alone on the same sets. The variants take turns, one sample each
+ * (sp_bench_turns), so that the load of a shared machine hits them alike.
  * Usage: bench_actions [SAMPLES]
  */
 #include <stdio.h>
@@ -162,11 +163,40 @@ static const struct {
 
 #define N_CASES (sizeof cases / sizeof cases[0])
 
+/* The contestants of one case: the variants with code of their own for
+ * the rewrite or the copy, scalar first, taking turns (sp_bench_turns). */
+struct turns {
+    struct bench *b;
+    void (*fn)(void *ctx);
+    const struct sp_variant *variants[SP_VARIANT_MAX];
+    unsigned n;
+};
+
+static void
+begin_turn(void *ctx, unsigned i)
+{
+    struct turns *t = ctx;
+
+    /* Cannot fail: the variant is allowed. */
+    sp_dispatch_set_impl(t->variants[i]->name, NULL);
+    t->b->kernel = t->variants[i]->kernels->ipv4_rewrite;
+}
+
+static void
+run_turn(void *ctx, unsigned i)
+{
+    struct turns *t = ctx;
+
+    (void)i;
+    t->fn(t->b);
+}
+
 int
 main(int argc, char **argv)
 {
     unsigned samples = argc > 1 ? (unsigned)atoi(argv[1]) : 31;
     static struct bench b;
+    struct turns t = {.b = &b};
     struct sp_match match;
     struct sp_err err;
 
@@ -177,6 +207,7 @@ main(int argc, char **argv)
     memset(&match, 0, sizeof match);
     memcpy(&match.key.dl_type, "\x08\x00", 2); /* IPv4, wire order */
     match.mask.dl_type = 0xffff;
+    sp_bench_print_picks();
     printf("TSC %.3f ticks/ns; median of %u samples; %u-packet groups; "
            "ratio = per-field scalar ticks / variant ticks (same run)\n",
            sp_ticks_per_ns(), samples, GROUP);
@@ -186,7 +217,7 @@ main(int argc, char **argv)
                      : "sp_actions_execute (rewrite + output)",
                "case", "variant", "ticks/pkt", "ns/pkt", "vs scalar");
         for (size_t c = 0; c < N_CASES; c++) {
-            double scalar = 0;
+            double median[SP_VARIANT_MAX];
 
             if (table && c == 0) {
                 continue; /* no rewrite in plain output */
@@ -197,28 +228,33 @@ main(int argc, char **argv)
                 return 1;
             }
             b.set = cases[c].set;
+            t.n = 0;
             for (unsigned i = 0; i < sp_variant_count(); i++) {
                 const struct sp_variant *v = sp_variant_get(i);
-                double t, per;
 
                 /* A variant running others' code for both kernels would
                  * only measure noise. */
-                if (!sp_variant_allowed(v) ||
-                    (sp_variant_provider(v, SP_KERNEL_ipv4_rewrite) != v &&
-                     sp_variant_provider(v, SP_KERNEL_batch_copy) != v)) {
-                    continue;
+                if (sp_variant_allowed(v) &&
+                    (sp_variant_provider(v, SP_KERNEL_ipv4_rewrite) == v ||
+                     sp_variant_provider(v, SP_KERNEL_batch_copy) == v)) {
+                    t.variants[t.n++] = v;
                 }
-                if (sp_dispatch_set_impl(v->name, &err)) {
-                    fprintf(stderr, "bench_actions: %s\n", err.msg);
-                    return 1;
-                }
-                b.kernel = v->kernels->ipv4_rewrite;
-                t = sp_bench_median(table ? run_kernel : run_actions, &b, 2000,
-                                    samples);
-                scalar = i ? scalar : t;
-                per = t / GROUP;
+            }
+            t.fn = table ? run_kernel : run_actions;
+            sp_bench_turns(&(struct sp_bench_turns){.begin = begin_turn,
+                                                    .run = run_turn,
+                                                    .ctx = &t,
+                                                    .n = t.n,
+                                                    .reps = 2000,
+                                                    .samples = samples,
+                                                    .warmup = 250},
+                           median, NULL);
+            for (unsigned i = 0; i < t.n; i++) {
+                double per = median[i] / GROUP;
+
                 printf("%-16s %-8s %11.2f %9.2f %8.2fx\n", cases[c].name,
-                       v->name, per, per / sp_ticks_per_ns(), scalar / t);
+                       t.variants[i]->name, per, per / sp_ticks_per_ns(),
+                       median[0] / median[i]);
             }
             sp_actions_free(b.actions);
         }

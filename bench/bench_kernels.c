@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Cycles per item of the foundation kernels (hash, batch_copy) for every
- * variant this CPU runs, each as a ratio to scalar from the same run.
+ * Cycles per item of the kernels (hash, batch copy, EMC, classifier
+ * lookup, IPv4 rewrite) for every variant this CPU runs that has code of
+ * its own for the kernel, each as a ratio to scalar from the same run: the
+ * variants take turns, one sample each (sp_bench_turns), so that the load
+ * of a shared machine hits them alike.
  * Usage: bench_kernels [SAMPLES]
  *
  * Or, for instruction counts: bench_kernels --count VARIANT ITERATIONS
- * [CASE] runs VARIANT's kernel ITERATIONS times on each case (hash, batch
- * copy, EMC, classifier lookup, IPv4 rewrite; or on CASE alone)
- * and nothing else: no timing, no other variant. The difference of the
- * instructions two such runs execute, over the difference of their
+ * [CASE] runs VARIANT's kernel ITERATIONS times on each case (or on CASE
+ * alone) and nothing else: no timing, no other variant. The difference of
+ * the instructions two such runs execute, over the difference of their
  * ITERATIONS times the items per iteration (printed per case), is the
  * kernel's instructions per item, start-up and set-up cancelled out
  * (docs/perf/arm.md).
@@ -208,7 +210,7 @@ rewrite_setup(struct rewrite_case *c, sp_ipv4_rewrite_fn *fn, int which)
     }
 }
 
-/* The cases of --count: name, items per iteration, and how to run one. */
+/* The cases of both modes: name, items per iteration, and how to run one. */
 static const struct {
     const char *name;
     enum sp_kernel_id kernel;
@@ -231,18 +233,104 @@ static const struct {
     {"ipv4-tos-ttl-addrs", SP_KERNEL_ipv4_rewrite, KEYS, run_rewrite, 2},
 };
 
+#define N_CASES (sizeof count_cases / sizeof *count_cases)
+
 static const uint32_t copy_selects[] = {UINT32_MAX, 0x55555555, 0x01010101};
+
+/* Every case's state; the kernels' inputs are drawn once. */
+struct cases {
+    struct hash_case hc;
+    struct copy_case cc;
+    struct emc_case ec;
+    struct cls_case clc;
+    struct rewrite_case rc;
+};
+
+static void
+cases_init(struct cases *cs)
+{
+    struct sp_random rng = {1};
+
+    sp_random_fill(&rng, cs->hc.keys, sizeof cs->hc.keys);
+    memset(&cs->hc.mask.blocks[1], 0xff, 40); /* a 5-tuple-like mask */
+    sp_random_fill(&rng, cs->cc.src, sizeof cs->cc.src);
+}
+
+/* Sets case k up to run variant v's kernel; returns its context or NULL
+ * (the error printed). */
+static void *
+case_setup(struct cases *cs, size_t k, const struct sp_variant *v)
+{
+    int arg = count_cases[k].arg;
+
+    switch (count_cases[k].kernel) {
+    case SP_KERNEL_hash:
+        cs->hc.masked = arg;
+        cs->hc.fn = v->kernels->hash;
+        return &cs->hc;
+    case SP_KERNEL_batch_copy:
+        cs->cc.select = copy_selects[arg];
+        cs->cc.fn = v->kernels->batch_copy;
+        return &cs->cc;
+    case SP_KERNEL_emc:
+        return emc_setup(&cs->ec, v->kernels->emc,
+                         sp_variant_get(0)->kernels->hash, arg)
+                   ? NULL
+                   : &cs->ec;
+    case SP_KERNEL_classifier:
+        return cls_setup(&cs->clc, v->name, arg) ? NULL : &cs->clc;
+    case SP_KERNEL_ipv4_rewrite:
+        rewrite_setup(&cs->rc, v->kernels->ipv4_rewrite, arg);
+        return &cs->rc;
+    default:
+        return NULL;
+    }
+}
+
+/* Points the set-up case k at variant v's kernel, its inputs kept. */
+static void
+case_switch(struct cases *cs, size_t k, const struct sp_variant *v)
+{
+    char spec[64];
+
+    switch (count_cases[k].kernel) {
+    case SP_KERNEL_hash:
+        cs->hc.fn = v->kernels->hash;
+        break;
+    case SP_KERNEL_batch_copy:
+        cs->cc.fn = v->kernels->batch_copy;
+        break;
+    case SP_KERNEL_emc:
+        cs->ec.fn = v->kernels->emc;
+        break;
+    case SP_KERNEL_classifier:
+        snprintf(spec, sizeof spec, "classifier=%s", v->name);
+        sp_dispatch_set_impl(spec, NULL);
+        break;
+    case SP_KERNEL_ipv4_rewrite:
+        cs->rc.fn = v->kernels->ipv4_rewrite;
+        break;
+    default:
+        break;
+    }
+}
+
+static void
+case_teardown(struct cases *cs, size_t k)
+{
+    if (count_cases[k].kernel == SP_KERNEL_emc) {
+        sp_emc_destroy(&cs->ec.emc);
+    } else if (count_cases[k].kernel == SP_KERNEL_classifier) {
+        sp_cls_destroy(cs->clc.cls);
+        sp_dispatch_reset();
+    }
+}
 
 /* bench_kernels --count VARIANT ITERATIONS [CASE]. */
 static int
 count_mode(int argc, char **argv)
 {
-    static struct hash_case hc;
-    static struct copy_case cc;
-    static struct emc_case ec;
-    static struct cls_case clc;
-    static struct rewrite_case rc;
-    struct sp_random rng = {1};
+    static struct cases cs;
     const struct sp_variant *v;
     unsigned long iterations;
     unsigned ran = 0;
@@ -250,53 +338,28 @@ count_mode(int argc, char **argv)
     if (sp_bench_count_args("bench_kernels", argc, argv, &v, &iterations)) {
         return 2;
     }
-    sp_random_fill(&rng, hc.keys, sizeof hc.keys);
-    memset(&hc.mask.blocks[1], 0xff, 40);
-    hc.fn = v->kernels->hash;
-    sp_random_fill(&rng, cc.src, sizeof cc.src);
-    cc.fn = v->kernels->batch_copy;
-    for (size_t k = 0; k < sizeof count_cases / sizeof *count_cases; k++) {
-        void *ctx = &hc;
+    cases_init(&cs);
+    for (size_t k = 0; k < N_CASES; k++) {
+        void *ctx;
 
         if (argc == 5 && strcmp(argv[4], count_cases[k].name)) {
             continue;
         }
-        if (count_cases[k].kernel == SP_KERNEL_hash) {
-            hc.masked = count_cases[k].arg;
-        } else if (count_cases[k].kernel == SP_KERNEL_batch_copy) {
-            cc.select = copy_selects[count_cases[k].arg];
-            ctx = &cc;
-        } else if (count_cases[k].kernel == SP_KERNEL_emc) {
-            if (emc_setup(&ec, v->kernels->emc,
-                          sp_variant_get(0)->kernels->hash,
-                          count_cases[k].arg)) {
-                return 1;
-            }
-            ctx = &ec;
-        } else if (count_cases[k].kernel == SP_KERNEL_ipv4_rewrite) {
-            rewrite_setup(&rc, v->kernels->ipv4_rewrite, count_cases[k].arg);
-            ctx = &rc;
-        } else {
-            if (cls_setup(&clc, v->name, count_cases[k].arg)) {
-                return 1;
-            }
-            ctx = &clc;
+        ctx = case_setup(&cs, k, v);
+        if (!ctx) {
+            return 1;
         }
         for (unsigned long i = 0; i < iterations; i++) {
             count_cases[k].run(ctx);
         }
-        if (count_cases[k].kernel == SP_KERNEL_emc) {
-            sp_emc_destroy(&ec.emc);
-        } else if (count_cases[k].kernel == SP_KERNEL_classifier) {
-            sp_cls_destroy(clc.cls);
-        }
+        case_teardown(&cs, k);
         printf("%s %s %u items/iteration\n", count_cases[k].name, v->name,
                count_cases[k].items);
         ran++;
     }
     if (!ran) {
         fprintf(stderr, "bench_kernels: unknown CASE '%s'; cases:", argv[4]);
-        for (size_t k = 0; k < sizeof count_cases / sizeof *count_cases; k++) {
+        for (size_t k = 0; k < N_CASES; k++) {
             fprintf(stderr, " %s", count_cases[k].name);
         }
         fprintf(stderr, "\n");
@@ -305,36 +368,41 @@ count_mode(int argc, char **argv)
     return 0;
 }
 
-static void
-row(const char *kernel, const char *what, const char *variant, double ticks,
-    unsigned items, double scalar)
-{
-    double per = ticks / items;
+/* The contestants of one case in the timing mode: the variants with code
+ * of their own for its kernel, scalar first. */
+struct turns {
+    struct cases *cs;
+    size_t k;
+    void *ctx;
+    const struct sp_variant *variants[SP_VARIANT_MAX];
+};
 
-    printf("%-11s %-22s %-10s %10.2f %9.2f %8.2fx\n", kernel, what, variant,
-           per, per / sp_ticks_per_ns(), scalar / ticks);
+static void
+begin_turn(void *ctx, unsigned i)
+{
+    struct turns *t = ctx;
+
+    case_switch(t->cs, t->k, t->variants[i]);
+}
+
+static void
+run_turn(void *ctx, unsigned i)
+{
+    struct turns *t = ctx;
+
+    (void)i;
+    count_cases[t->k].run(t->ctx);
 }
 
 int
 main(int argc, char **argv)
 {
     unsigned samples = argc > 1 ? (unsigned)atoi(argv[1]) : 31;
-    static struct hash_case hc;
-    static struct copy_case cc;
-    struct sp_random rng = {1};
-    static const struct {
-        const char *name;
-        uint32_t select;
-    } selections[] = {
-        {"all 32 selected", UINT32_MAX},
-        {"half (alternate)", 0x55555555},
-        {"1 in 8", 0x01010101},
-    };
+    static struct cases cs;
+    int rc = 0;
 
+    rcu_register_thread();
     if (argc > 1 && !strcmp(argv[1], "--count")) {
-        int rc;
-
-        rcu_register_thread();
         rc = count_mode(argc, argv);
         rcu_unregister_thread();
         return rc;
@@ -342,52 +410,51 @@ main(int argc, char **argv)
     if (samples < 3) {
         samples = 3;
     }
-    sp_random_fill(&rng, hc.keys, sizeof hc.keys);
-    memset(&hc.mask, 0, sizeof hc.mask);
-    memset(&hc.mask.blocks[1], 0xff, 40); /* a 5-tuple-like mask */
-    sp_random_fill(&rng, cc.src, sizeof cc.src);
-    printf("TSC %.3f ticks/ns; median of %u samples; ratio = scalar "
-           "ticks / variant ticks (same run)\n",
+    cases_init(&cs);
+    sp_bench_print_picks();
+    printf("TSC %.3f ticks/ns; median of %u samples, the variants taking "
+           "turns; ratio = scalar ticks / variant ticks (same run)\n",
            sp_ticks_per_ns(), samples);
-    printf("%-11s %-22s %-10s %10s %9s %9s\n", "kernel", "case", "variant",
+    printf("%-13s %-20s %-10s %10s %9s %9s\n", "kernel", "case", "variant",
            "ticks/item", "ns/item", "vs scalar");
-    for (int masked = 0; masked < 2; masked++) {
-        double scalar = 0;
+    for (size_t k = 0; k < N_CASES && !rc; k++) {
+        enum sp_kernel_id kernel = count_cases[k].kernel;
+        struct turns t = {.cs = &cs, .k = k};
+        double median[SP_VARIANT_MAX];
+        unsigned n = 0;
+        /* About the same time per sample for every case. */
+        unsigned reps = 64000 / count_cases[k].items;
 
-        hc.masked = masked;
         for (unsigned i = 0; i < sp_variant_count(); i++) {
             const struct sp_variant *v = sp_variant_get(i);
-            double t;
 
-            if (!sp_variant_allowed(v) ||
-                sp_variant_provider(v, SP_KERNEL_hash) != v) {
-                continue;
+            if (sp_variant_allowed(v) && sp_variant_provider(v, kernel) == v) {
+                t.variants[n++] = v;
             }
-            hc.fn = v->kernels->hash;
-            t = sp_bench_median(run_hash, &hc, 2000, samples);
-            scalar = i ? scalar : t;
-            row("hash", masked ? "32 keys, masked" : "32 keys, no mask",
-                v->name, t, KEYS, scalar);
+        }
+        t.ctx = case_setup(&cs, k, t.variants[0]);
+        if (!t.ctx) {
+            rc = 1;
+            break;
+        }
+        sp_bench_turns(&(struct sp_bench_turns){.begin = begin_turn,
+                                                .run = run_turn,
+                                                .ctx = &t,
+                                                .n = n,
+                                                .reps = reps,
+                                                .samples = samples,
+                                                .warmup = reps / 8},
+                       median, NULL);
+        case_teardown(&cs, k);
+        for (unsigned i = 0; i < n; i++) {
+            double per = median[i] / count_cases[k].items;
+
+            printf("%-13s %-20s %-10s %10.2f %9.2f %8.2fx\n",
+                   sp_kernel_name(kernel), count_cases[k].name,
+                   t.variants[i]->name, per, per / sp_ticks_per_ns(),
+                   median[0] / median[i]);
         }
     }
-    for (size_t s = 0; s < sizeof selections / sizeof *selections; s++) {
-        double scalar = 0;
-        unsigned items = (unsigned)__builtin_popcount(selections[s].select);
-
-        cc.select = selections[s].select;
-        for (unsigned i = 0; i < sp_variant_count(); i++) {
-            const struct sp_variant *v = sp_variant_get(i);
-            double t;
-
-            if (!sp_variant_allowed(v) ||
-                sp_variant_provider(v, SP_KERNEL_batch_copy) != v) {
-                continue;
-            }
-            cc.fn = v->kernels->batch_copy;
-            t = sp_bench_median(run_copy, &cc, 5000, samples);
-            scalar = i ? scalar : t;
-            row("batch_copy", selections[s].name, v->name, t, items, scalar);
-        }
-    }
-    return 0;
+    rcu_unregister_thread();
+    return rc;
 }

@@ -133,6 +133,7 @@ main(int argc, char **argv)
         batches = BATCHES_MAX;
     }
     mc.batches = batches;
+    sp_bench_print_picks();
     printf("TSC %.3f ticks/ns; median of %u samples; %u batches of 32 "
            "packets per case; ratio = scalar ticks / variant ticks (same "
            "run)\n",

@@ -451,6 +451,7 @@ main(int argc, char **argv)
         fprintf(stderr, "bench_tables: %s\n", err.msg);
         return 1;
     }
+    sp_bench_print_picks();
     printf("TSC %.3f ticks/ns; median of %u samples; ratio = scalar ticks / "
            "variant ticks (same run)\n",
            sp_ticks_per_ns(), samples);

@@ -106,6 +106,29 @@ sp_bench_turns(const struct sp_bench_turns *b, double *median, double *all)
     free(t);
 }
 
+void
+sp_bench_print_picks(void)
+{
+    const struct sp_variant *all = sp_variant_get(0);
+
+    printf("picks:");
+    for (unsigned k = 0; k < SP_KERNEL_COUNT; k++) {
+        const struct sp_variant *v;
+        enum sp_choice_mode mode = sp_dispatch_choice(k, &v);
+
+        printf(" %s=%s", sp_kernel_name(k),
+               mode == SP_CHOICE_AUTOVALIDATE ? "autovalidate" : v->name);
+    }
+    for (unsigned i = 1; i < sp_variant_count(); i++) {
+        const struct sp_variant *v = sp_variant_get(i);
+
+        if (sp_variant_allowed(v) && v->priority > all->priority) {
+            all = v;
+        }
+    }
+    printf(" all=%s\n", all->name);
+}
+
 int
 sp_bench_count_iterations(const char *prog, const char *text,
                           unsigned long *iterations)

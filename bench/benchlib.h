@@ -59,6 +59,11 @@ struct sp_bench_turns {
 void sp_bench_turns(const struct sp_bench_turns *b, double *median,
                     double *all);
 
+/* Prints, on one line, the variant each kernel runs now (what auto picks
+ * unless SIMDPATH_IMPL says otherwise) and, as "all", the one auto takes
+ * for the kernels as a whole: scripts/picked-vs-scalar reads it. */
+void sp_bench_print_picks(void);
+
 /* The --count modes (instruction counts: one variant, a given number of
  * iterations, nothing else). ITERATIONS must be digits; an error names
  * 'prog' and returns 2, the exit status. */

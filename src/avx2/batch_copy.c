@@ -25,17 +25,15 @@ static const int32_t pack_lanes[16][8] __attribute__((aligned(32))) = {
     {2, 3, 4, 5, 6, 7, 0, 0}, {0, 1, 2, 3, 4, 5, 6, 7},
 };
 
-uint32_t
-sp_avx2_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
+/* The vector pass over the groups of four, apart from sp_avx2_batch_copy so
+ * that the bit scan's calls save no registers and align no stack frame for
+ * 'tail' (docs/perf/kernels.md). */
+static __attribute__((noinline)) uint32_t
+copy_groups(void **dst, void *const *src, uint32_t n, uint32_t pending,
+            uint32_t total)
 {
-    uint32_t pending = select & sp_batch_lanes(n);
-    uint32_t total = (uint32_t)__builtin_popcount(pending);
     uint32_t count = 0;
 
-    /* The bit scan is faster below 3 in 4 selected (docs/perf/kernels.md). */
-    if (total * 4 < n * 3) {
-        return sp_copy_selected(dst, src, pending);
-    }
     for (uint32_t i = 0; i < n; i += 4) {
         uint32_t sel4 = (pending >> i) & 0xf;
         uint32_t packed = (uint32_t)__builtin_popcount(sel4);
@@ -67,4 +65,17 @@ sp_avx2_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
         count += packed;
     }
     return count;
+}
+
+uint32_t
+sp_avx2_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
+{
+    uint32_t pending = select & sp_batch_lanes(n);
+    uint32_t total = (uint32_t)__builtin_popcount(pending);
+
+    /* The bit scan is faster below 3 in 4 selected (docs/perf/kernels.md). */
+    if (total * 4 < n * 3) {
+        return sp_copy_selected_pairs(dst, src, pending, total);
+    }
+    return copy_groups(dst, src, n, pending, total);
 }

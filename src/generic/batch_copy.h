@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The bit-scan loop of the batch_copy kernel: the scalar specification
- * (src/scalar/batch_copy.c) is this loop, and the x86 SIMD variants run it
- * for sparse selections, where a bit scan beats a pass over every vector
- * group (Arm's is src/neon/copy.h).
+ * The bit-scan loops of the batch_copy kernel: the scalar specification
+ * (src/scalar/batch_copy.c) is the first, and the x86 SIMD variants run
+ * the second, two bits per turn, for sparse selections, where a bit scan
+ * beats a pass over every vector group (Arm's is src/neon/copy.h).
  * Caller in the datapath: output() in src/datapath/actions_execute.c,
  * through SP_KERNEL(batch_copy), appends a group of packets to a port's
  * transmit batch (sp_actions_execute, from process_burst).
@@ -24,6 +24,31 @@ sp_copy_selected(void **dst, void *const *src, uint32_t pending)
         pending &= pending - 1;
     }
     return count;
+}
+
+/* The same for the x86 SIMD variants' sparse selections, with the count
+ * 'total' (the popcount of 'pending') known: two pointers per iteration,
+ * half the loop's branches. */
+static inline uint32_t
+sp_copy_selected_pairs(void **dst, void *const *src, uint32_t pending,
+                       uint32_t total)
+{
+    uint32_t j = 0;
+
+    for (; j + 2 <= total; j += 2) {
+        uint32_t a = (uint32_t)__builtin_ctz(pending);
+        uint32_t b;
+
+        pending &= pending - 1;
+        b = (uint32_t)__builtin_ctz(pending);
+        pending &= pending - 1;
+        dst[j] = src[a];
+        dst[j + 1] = src[b];
+    }
+    if (j < total) {
+        dst[j] = src[__builtin_ctz(pending)];
+    }
+    return total;
 }
 
 #endif /* SP_GENERIC_BATCH_COPY_H */

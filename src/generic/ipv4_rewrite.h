@@ -144,4 +144,26 @@ sp_ipv4_rewritable(const struct sp_packet *pkt, bool dec_ttl, uint32_t i,
     return ip;
 }
 
+/* The specification's per-field step on every packet, for a set of the TTL
+ * alone (no TOS, no address): the x86 variants' loop for such sets. The
+ * set's fields are locals, as packet stores could alias *set. */
+static inline uint32_t
+sp_ipv4_rewrite_ttl(struct sp_packet *const *pkts, uint32_t n,
+                    const struct sp_ipv4_set *set)
+{
+    bool dec_ttl = set->dec_ttl;
+    uint8_t ttl = set->ttl, ttl_mask = set->ttl_mask;
+    uint32_t expired = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t hlen;
+        uint8_t *ip = sp_ipv4_rewritable(pkts[i], dec_ttl, i, &expired, &hlen);
+
+        if (ip && (ttl_mask || dec_ttl)) {
+            sp_ipv4_set_byte(ip, SP_IPV4_TTL_OFS, dec_ttl, ttl, ttl_mask);
+        }
+    }
+    return expired;
+}
+
 #endif /* SP_IPV4_REWRITE_H */

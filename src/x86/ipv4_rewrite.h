@@ -43,6 +43,29 @@ sp_ipv4_rewrite_addrs(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
     sp_ipv4_apply_l4(l4_csum, udp, delta);
 }
 
+/* The loop for a set of addresses alone: apart from the whole-header one,
+ * so that AVX2's 16 registers need not hold that loop's vectors too. */
+static inline uint32_t
+sp_ipv4_rewrite_addrs_only(struct sp_packet *const *pkts, uint32_t n,
+                           const struct sp_ipv4_image *im)
+{
+    __m128i value =
+        _mm_loadl_epi64((const __m128i *)(im->value + SP_IPV4_SRC_OFS));
+    __m128i mask =
+        _mm_loadl_epi64((const __m128i *)(im->mask + SP_IPV4_SRC_OFS));
+    uint32_t words = im->l4_words;
+
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t hlen;
+        uint8_t *ip = sp_ipv4_header(pkts[i], &hlen);
+
+        if (ip) {
+            sp_ipv4_rewrite_addrs(pkts[i], ip, hlen, value, mask, words);
+        }
+    }
+    return 0; /* no dec_ttl, nothing expires */
+}
+
 static inline __attribute__((always_inline)) uint32_t
 sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
                     const struct sp_ipv4_set *set, sp_ipv4_load_fn *load,
@@ -50,20 +73,23 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
 {
     struct sp_ipv4_image im;
     __m256i value, mask, dec, bias, ones;
-    __m128i addr_value, addr_mask;
     /* Locals: stores to packets could alias *set for the compiler. */
     bool addrs = set->src_mask || set->dst_mask, dec_ttl = set->dec_ttl;
-    bool only_addrs;
     uint32_t expired = 0;
 
+    /* A set of the TTL alone (dec_ttl, the commonest) changes a byte and a
+     * checksum word: the per-field step beats whole-header vector work
+     * (docs/perf/kernels.md). */
+    if (!addrs && !set->tos_mask) {
+        return sp_ipv4_rewrite_ttl(pkts, n, set);
+    }
     sp_ipv4_image_init(&im, set);
-    only_addrs = im.hdr_words == im.l4_words;
+    if (im.hdr_words == im.l4_words) {
+        return sp_ipv4_rewrite_addrs_only(pkts, n, &im);
+    }
     value = _mm256_loadu_si256((const __m256i *)im.value);
     mask = _mm256_loadu_si256((const __m256i *)im.mask);
     dec = _mm256_loadu_si256((const __m256i *)im.dec);
-    addr_value =
-        _mm_loadl_epi64((const __m128i *)(im.value + SP_IPV4_SRC_OFS));
-    addr_mask = _mm_loadl_epi64((const __m128i *)(im.mask + SP_IPV4_SRC_OFS));
     /* vpmaddwd multiplies signed words: flipping the top bit of old and
      * new alike makes each word w - 0x8000, which cancels in new - old. */
     bias = _mm256_set1_epi16((short)0x8000);
@@ -78,11 +104,6 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
         __m128i lo, hi;
 
         if (!ip) {
-            continue;
-        }
-        if (only_addrs) {
-            sp_ipv4_rewrite_addrs(pkts[i], ip, hlen, addr_value, addr_mask,
-                                  im.l4_words);
             continue;
         }
         /* Found before the header store: a narrow load of just-stored
