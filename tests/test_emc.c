@@ -128,6 +128,95 @@ test_random_against_scalar(void **state)
     }
 }
 
+/* Stores (hash, gen, key, rule) in slot e. */
+static void
+put(struct sp_emc *emc, uint32_t e, uint32_t hash, uint64_t gen,
+    const struct sp_flow_key *key, uintptr_t rule)
+{
+    emc->sigs[e] = hash;
+    emc->gens[e] = gen;
+    emc->keys[e] = *key;
+    emc->rules[e] = (const struct sp_rule *)rule;
+}
+
+/* The SIMD kernels test keys in blocks (NEON four at a time, one test of
+ * the block's first candidates) and each key alone when that fails: every
+ * combination of five cases for five keys (a block and one after it), each
+ * in its own bucket: a hit in the first candidate; one behind a stale
+ * candidate or behind another key with the same signature; a candidate
+ * that is another key; no candidate. Every variant as the model. */
+static void
+test_blocks(void **state)
+{
+    (void)state;
+    enum { KEYS = 5, CASES = 5 };
+    struct sp_random rng = {13};
+    const uint64_t gen = 7;
+    struct sp_emc emc;
+    struct sp_err err;
+    unsigned combos = 1;
+
+    for (unsigned j = 0; j < KEYS; j++) {
+        combos *= CASES;
+    }
+    assert_int_equal(sp_emc_init(&emc, 8 * SP_EMC_WAYS, 1, &err), 0);
+    for (unsigned combo = 0; combo < combos; combo++) {
+        struct sp_flow_key keys[KEYS], other;
+        uint32_t hashes[KEYS], c = combo;
+        const struct sp_rule *got[KEYS];
+
+        memset(emc.gens, 0, 8 * SP_EMC_WAYS * sizeof emc.gens[0]);
+        for (unsigned j = 0; j < KEYS; j++, c /= CASES) {
+            uint32_t e = j * SP_EMC_WAYS;
+            uint32_t h =
+                (uint32_t)(sp_random_next(&rng) >> 32) * SP_EMC_WAYS + j;
+
+            sp_flow_key_random(&rng, &keys[j]);
+            hashes[j] = h;
+            other = keys[j];
+            other.bytes[sp_random_below(&rng, 64)] ^= 0x10;
+            switch (c % CASES) {
+            case 0:
+                put(&emc, e + 2, h, gen, &keys[j], 64 * (e + 2));
+                break;
+            case 1:
+                put(&emc, e + 1, h, gen - 1, &keys[j], 64 * (e + 1));
+                put(&emc, e + 6, h, gen, &keys[j], 64 * (e + 6));
+                break;
+            case 2:
+                put(&emc, e, h, gen, &other, 64 * e);
+                put(&emc, e + 7, h, gen, &keys[j], 64 * (e + 7));
+                break;
+            case 3:
+                put(&emc, e + 4, h, gen, &other, 64 * (e + 4));
+                break;
+            default:
+                break;
+            }
+        }
+        for (unsigned v = 0; v < sp_n_runnable; v++) {
+            uint32_t hits;
+
+            memset(got, 0, sizeof got);
+            hits = sp_runnable[v]->kernels->emc(&emc, gen, keys, hashes, KEYS,
+                                                got);
+            for (unsigned j = 0; j < KEYS; j++) {
+                const struct sp_rule *m =
+                    model(&emc, gen, &keys[j], hashes[j]);
+
+                if ((hits >> j & 1) != (m != NULL) || got[j] != m) {
+                    fail_msg("%s: cases %u, key %u: hit %u, rule %p, "
+                             "model %p",
+                             sp_runnable[v]->name, combo, j, hits >> j & 1,
+                             (const void *)got[j], (const void *)m);
+                }
+            }
+            assert_int_equal(hits >> KEYS, 0);
+        }
+    }
+    sp_emc_destroy(&emc);
+}
+
 /* A classifier with one rule per IPv4 source 0..count-1. */
 static struct sp_cls *
 source_rules(uint32_t count, const struct sp_rule **rules)
@@ -344,6 +433,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_against_scalar),
+        cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_hits_replacement_stale),
         cmocka_unit_test(test_disabled),
         cmocka_unit_test(test_sizing_and_probability),

@@ -14,7 +14,11 @@
  *  - probe_matches(lp, p): the first SP_MFEX_PROBE_LEN bytes of p against
  *    the profile's probe (the packet has at least SP_MFEX_LEN(shape));
  *  - build_key(lp, shape, pkt, key): the key, with in_port, read from the
- *    packet's first len bytes only.
+ *    packet's first len bytes only;
+ * and if it wants the scalar parser in loops of its own (with the parser
+ * inlined there), MFEX_WHOLE_BATCH and MFEX_LANES, the functions of
+ * sp_scalar_mfex's and sp_scalar_mfex_lanes's arguments that run them
+ * (default: those two).
  * No include guard: each includer has its own definitions.
  *
  * Instantiated by src/avx2/mfex.c, src/avx512/mfex.c (twice: avx512 and
@@ -23,6 +27,13 @@
  * received burst; also `simdpath parse-pcap` (src/cli/parse_pcap.c).
  */
 #include "generic/mfex_profile.h"
+
+#ifndef MFEX_WHOLE_BATCH
+#define MFEX_WHOLE_BATCH sp_scalar_mfex
+#endif
+#ifndef MFEX_LANES
+#define MFEX_LANES sp_scalar_mfex_lanes
+#endif
 
 /* Parses the packets from pp on while they have the shape; returns where
  * the first that does not is (end if none). */
@@ -105,7 +116,7 @@ parse_batch(struct sp_packet *const *pkts, uint32_t n,
         shape = guess_shape(*pp);
     }
     if (slow) {
-        sp_scalar_mfex_lanes(pkts, slow, keys);
+        MFEX_LANES(pkts, slow, keys);
     }
 }
 
@@ -132,7 +143,7 @@ MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
         guess_shape(pkts[n / 2]) == SP_MFEX_PROFILES &&
         guess_shape(pkts[n - 1]) == SP_MFEX_PROFILES) {
 #endif
-        sp_scalar_mfex(pkts, n, keys);
+        MFEX_WHOLE_BATCH(pkts, n, keys);
         return;
     }
     parse_batch(pkts, n, keys, shape);

@@ -14,6 +14,7 @@
 
 #include "dispatch/isa.h"
 #include "generic/mfex_profile.h"
+#include "generic/mfex_scalar.h"
 
 /* The shapes whose TCP flags lie past the first 64 bytes (IPv6/TCP): they
  * come from one more tbx rather than a fifth chunk of the table. */
@@ -183,9 +184,28 @@ build_key(const struct loaded_profile *lp, unsigned shape,
     key->in_port = pkt->in_port;
 }
 
-#define MFEX_FN sp_neon_mfex
+/* The packets no profile takes, a whole batch or some lanes of one: the
+ * scalar parser's loops, with the parser inlined into them here
+ * (docs/perf/arm.md). */
+static __attribute__((flatten)) void
+whole_batch(struct sp_packet *const *pkts, uint32_t n,
+            struct sp_flow_key *keys)
+{
+    parse_packets(pkts, n, keys);
+}
+
+static __attribute__((flatten)) void
+some_lanes(struct sp_packet *const *pkts, uint32_t lanes,
+           struct sp_flow_key *keys)
+{
+    parse_lanes(pkts, lanes, keys);
+}
+
+#define MFEX_LANES       some_lanes
+#define MFEX_WHOLE_BATCH whole_batch
+#define MFEX_FN          sp_neon_mfex
 /* The scalar parser takes a batch whose first packet no profile takes:
- * traffic of other shapes then pays one guess per batch more than scalar
- * rather than three (docs/perf/arm.md). */
+ * traffic of other shapes then pays one guess per batch rather than three
+ * (docs/perf/arm.md). */
 #define MFEX_GUESS_FIRST
 #include "generic/mfex.h"

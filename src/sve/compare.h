@@ -55,4 +55,22 @@ sp_sve_keys_equal_256(const struct sp_flow_key *a, const struct sp_flow_key *b)
     return !svptest_any(pg, ne);
 }
 
+/* Whether b[k] equals *a[k] for k < 4 and diff (NEON's, the EMC's
+ * generations) is zero, with vectors of at least 512 bits: the keys'
+ * differences in one predicate, one test. */
+static inline __attribute__((always_inline)) bool
+sp_sve_keys_equal4_512(const struct sp_flow_key *const a[4],
+                       const struct sp_flow_key *b, uint64x2_t diff)
+{
+    svbool_t pg = svwhilelt_b8_u32(0, 64), ne = svpfalse_b();
+
+#pragma GCC unroll 4
+    for (unsigned k = 0; k < 4; k++) {
+        ne = svorr_b_z(pg, ne,
+                       svcmpne_u8(pg, svld1_u8(pg, a[k]->bytes),
+                                  svld1_u8(pg, b[k].bytes)));
+    }
+    return sp_neon_all_zero(diff) && !svptest_any(pg, ne);
+}
+
 #endif /* SP_SVE_COMPARE_H */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * EMC lookup with SVE: NEON's loop (src/neon/emc.h) with the 64-byte key
- * compare in one vector (512 bits) or two (256), and NEON's at 128 bits.
- * The 8 signatures stay in NEON's two compares: their byte per way gives
- * the way's offsets without an index (src/neon/emc.h).
+ * compares in one vector each from 512 bits, and NEON's below (at 256
+ * bits two predicated compares per key took more instructions than NEON's
+ * compare of a block: docs/perf/arm.md). The 8 signatures stay in NEON's
+ * two compares: their byte per way gives the way's offsets without an
+ * index (src/neon/emc.h).
  */
 #include "dispatch/isa.h"
 #include "neon/emc.h"
@@ -16,12 +18,9 @@ sp_sve_emc(const struct sp_emc *emc, uint64_t gen,
 {
     if (svcntb() >= 64) {
         return sp_neon_emc_probe(emc, gen, keys, hashes, n, rules,
-                                 sp_sve_keys_equal_512);
-    }
-    if (svcntb() >= 32) {
-        return sp_neon_emc_probe(emc, gen, keys, hashes, n, rules,
-                                 sp_sve_keys_equal_256);
+                                 sp_sve_keys_equal_512,
+                                 sp_sve_keys_equal4_512);
     }
     return sp_neon_emc_probe(emc, gen, keys, hashes, n, rules,
-                             sp_neon_keys_equal);
+                             sp_neon_keys_equal, sp_neon_keys_equal4);
 }
