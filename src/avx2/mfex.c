@@ -111,9 +111,4 @@ build_key(const struct loaded_profile *lp, unsigned shape,
 }
 
 #define MFEX_FN sp_avx2_mfex
-/* The scalar parser takes a batch whose first packet no profile takes:
- * traffic of other shapes then pays one guess per batch more than scalar
- * rather than three, and mixed traffic loses the vector loop on the
- * batches that start with such a packet (docs/perf/kernels.md). */
-#define MFEX_GUESS_FIRST
 #include "generic/mfex.h"

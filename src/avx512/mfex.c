@@ -174,6 +174,4 @@ build_key(const struct loaded_profile *lp, unsigned shape,
     _mm512_storeu_si512(key, k);
 }
 
-/* As avx2's (src/avx2/mfex.c). */
-#define MFEX_GUESS_FIRST
 #include "generic/mfex.h"

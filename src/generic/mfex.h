@@ -8,8 +8,7 @@
  * after the loop.
  *
  * Included by each ISA's mfex.c after it defines MFEX_FN (the kernel's
- * name), MFEX_GUESS_FIRST if it wants (see MFEX_FN below) and, with its
- * own registers:
+ * name) and, with its own registers:
  *  - struct loaded_profile and load_profile(prof);
  *  - probe_matches(lp, p): the first SP_MFEX_PROBE_LEN bytes of p against
  *    the profile's probe (the packet has at least SP_MFEX_LEN(shape));
@@ -129,20 +128,13 @@ MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
         return;
     }
     /* Traffic no profile takes (QinQ, MPLS, fragments, ...) would pay for
-     * guessing and then the scalar parser: when the first, middle and
-     * last packets of a batch have no profile (with MFEX_GUESS_FIRST, the
-     * first alone: one guess more than scalar for such traffic, and mixed
-     * traffic loses the vector loop for a batch that starts with such a
-     * packet), the scalar parser takes the whole batch at once. Its result
-     * is the same either way. */
+     * guessing and then the scalar parser: when the first packet of a
+     * batch has no profile, the scalar parser takes the whole batch at
+     * once (one guess more than scalar for such traffic; mixed traffic
+     * loses the vector loop for a batch that starts with such a packet,
+     * docs/perf/kernels.md). Its result is the same either way. */
     shape = guess_shape(pkts[0]);
-#ifdef MFEX_GUESS_FIRST
     if (shape == SP_MFEX_PROFILES) {
-#else
-    if (shape == SP_MFEX_PROFILES &&
-        guess_shape(pkts[n / 2]) == SP_MFEX_PROFILES &&
-        guess_shape(pkts[n - 1]) == SP_MFEX_PROFILES) {
-#endif
         MFEX_WHOLE_BATCH(pkts, n, keys);
         return;
     }

@@ -204,8 +204,4 @@ some_lanes(struct sp_packet *const *pkts, uint32_t lanes,
 #define MFEX_LANES       some_lanes
 #define MFEX_WHOLE_BATCH whole_batch
 #define MFEX_FN          sp_neon_mfex
-/* The scalar parser takes a batch whose first packet no profile takes:
- * traffic of other shapes then pays one guess per batch rather than three
- * (docs/perf/arm.md). */
-#define MFEX_GUESS_FIRST
 #include "generic/mfex.h"
