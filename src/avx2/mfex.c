@@ -110,5 +110,8 @@ build_key(const struct loaded_profile *lp, unsigned shape,
     key->in_port = pkt->in_port;
 }
 
-#define MFEX_FN sp_avx2_mfex
+#define MFEX_INLINE_SCALAR
+#define MFEX_WHOLE_BATCH sp_avx2_mfex_whole_batch
+#define MFEX_LANES       sp_avx2_mfex_lanes
+#define MFEX_FN          sp_avx2_mfex
 #include "generic/mfex.h"

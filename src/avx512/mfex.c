@@ -174,4 +174,10 @@ build_key(const struct loaded_profile *lp, unsigned shape,
     _mm512_storeu_si512(key, k);
 }
 
+/* The packets no profile takes go to AVX2's copy of the scalar loops: the
+ * same loops built with AVX-512's flags (which zero each key with one
+ * 64-byte store) ran IPv6 shapes at 0.94-0.98x scalar's speed, AVX2's at
+ * 1.3-1.5x (docs/perf/kernels.md). */
+#define MFEX_WHOLE_BATCH sp_avx2_mfex_whole_batch
+#define MFEX_LANES       sp_avx2_mfex_lanes
 #include "generic/mfex.h"

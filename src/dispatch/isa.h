@@ -27,6 +27,16 @@ SP_ISAS(SP_ISA_DECLARATIONS)
  * loop, as into sp_scalar_mfex: no call and no vzeroupper per packet). */
 void sp_scalar_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,
                           struct sp_flow_key *keys);
+/* The same loops compiled with AVX2 and with NEON (src/generic/mfex.h,
+ * MFEX_INLINE_SCALAR): the fallbacks of those parsers, and of AVX-512's. */
+void sp_avx2_mfex_whole_batch(struct sp_packet *const *pkts, uint32_t n,
+                              struct sp_flow_key *keys);
+void sp_avx2_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,
+                        struct sp_flow_key *keys);
+void sp_neon_mfex_whole_batch(struct sp_packet *const *pkts, uint32_t n,
+                              struct sp_flow_key *keys);
+void sp_neon_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,
+                        struct sp_flow_key *keys);
 
 /* The SVE vector length of this CPU in bits (src/sve/table.c); only on a
  * CPU with SVE. */

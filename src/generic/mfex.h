@@ -14,10 +14,11 @@
  *    the profile's probe (the packet has at least SP_MFEX_LEN(shape));
  *  - build_key(lp, shape, pkt, key): the key, with in_port, read from the
  *    packet's first len bytes only;
- * and if it wants the scalar parser in loops of its own (with the parser
- * inlined there), MFEX_WHOLE_BATCH and MFEX_LANES, the functions of
- * sp_scalar_mfex's and sp_scalar_mfex_lanes's arguments that run them
- * (default: those two).
+ * and MFEX_WHOLE_BATCH and MFEX_LANES, the functions of sp_scalar_mfex's
+ * and sp_scalar_mfex_lanes's arguments that parse the packets no profile
+ * takes (a whole batch, some lanes of one); with MFEX_INLINE_SCALAR this
+ * file defines them, the scalar parser's loops with the parser inlined
+ * (docs/mfex.md says which ISAs gain from it).
  * No include guard: each includer has its own definitions.
  *
  * Instantiated by src/avx2/mfex.c, src/avx512/mfex.c (twice: avx512 and
@@ -27,11 +28,22 @@
  */
 #include "generic/mfex_profile.h"
 
-#ifndef MFEX_WHOLE_BATCH
-#define MFEX_WHOLE_BATCH sp_scalar_mfex
-#endif
-#ifndef MFEX_LANES
-#define MFEX_LANES sp_scalar_mfex_lanes
+#ifdef MFEX_INLINE_SCALAR
+#include "generic/mfex_scalar.h"
+
+__attribute__((flatten)) void
+MFEX_WHOLE_BATCH(struct sp_packet *const *pkts, uint32_t n,
+                 struct sp_flow_key *keys)
+{
+    parse_packets(pkts, n, keys);
+}
+
+__attribute__((flatten)) void
+MFEX_LANES(struct sp_packet *const *pkts, uint32_t lanes,
+           struct sp_flow_key *keys)
+{
+    parse_lanes(pkts, lanes, keys);
+}
 #endif
 
 /* Parses the packets from pp on while they have the shape; returns where

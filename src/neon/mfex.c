@@ -14,7 +14,6 @@
 
 #include "dispatch/isa.h"
 #include "generic/mfex_profile.h"
-#include "generic/mfex_scalar.h"
 
 /* The shapes whose TCP flags lie past the first 64 bytes (IPv6/TCP): they
  * come from one more tbx rather than a fifth chunk of the table. */
@@ -184,24 +183,8 @@ build_key(const struct loaded_profile *lp, unsigned shape,
     key->in_port = pkt->in_port;
 }
 
-/* The packets no profile takes, a whole batch or some lanes of one: the
- * scalar parser's loops, with the parser inlined into them here
- * (docs/perf/arm.md). */
-static __attribute__((flatten)) void
-whole_batch(struct sp_packet *const *pkts, uint32_t n,
-            struct sp_flow_key *keys)
-{
-    parse_packets(pkts, n, keys);
-}
-
-static __attribute__((flatten)) void
-some_lanes(struct sp_packet *const *pkts, uint32_t lanes,
-           struct sp_flow_key *keys)
-{
-    parse_lanes(pkts, lanes, keys);
-}
-
-#define MFEX_LANES       some_lanes
-#define MFEX_WHOLE_BATCH whole_batch
+#define MFEX_INLINE_SCALAR
+#define MFEX_WHOLE_BATCH sp_neon_mfex_whole_batch
+#define MFEX_LANES       sp_neon_mfex_lanes
 #define MFEX_FN          sp_neon_mfex
 #include "generic/mfex.h"
