@@ -104,8 +104,10 @@ class Run:
                         SIMDPATH_CTL=os.path.join(work, name + ".sock"))
         self.exe = exe
         # A buffer of about 2.3 KB per packet of the capture and per
-        # descriptor and burst (run sizes its pool so).
-        mem = str(max(512, 256 + (args.flows + 16384) * 2400 // 2**20))
+        # descriptor and burst (run sizes its pool so); at a million
+        # packets EAL's --no-huge memory takes about twice that before
+        # the pool fits.
+        mem = str(max(512, 256 + (args.flows + 16384) * 4600 // 2**20))
         cmd = [exe, "run", "--port",
                "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "--port",
                "net_null0,no-rx=1", "--flows", rules, "--pmd-cpus",
@@ -211,7 +213,7 @@ class Testpmd(Run):
         # The exact rules have rule a's actions.
         mode = "io" if args.rule == "a" else "macswap"
         mbufs = max(65536, args.flows + 16384)
-        mem = str(max(1024, 256 + mbufs * 2400 // 2**20))
+        mem = str(max(1024, 256 + mbufs * 4600 // 2**20))
         # Its output is read line by line: not left in a pipe's buffer.
         cmd = ["stdbuf", "-oL", "dpdk-testpmd", "-l", "%d,%d" % (args.main_cpu, args.cpu),
                "--no-huge", "-m", mem, "--no-shconf", "--no-pci",
