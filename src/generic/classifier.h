@@ -7,8 +7,9 @@
  * batch in flight) instead of queueing one key at a time:
  * 1. (the ISA's) masked keys, hashes, a prefetch of every first bucket;
  * 2. the first bucket's signatures of every key, prefetching the first
- *    candidate's key (its copy, or its rule), and the second bucket when
- *    the key's bit is set in the first's moved_hint;
+ *    candidate's key (its copy, or its rule) and its rule's line after
+ *    the match, and the second bucket when the key's bit is set in the
+ *    first's moved_hint;
  * 3. the second buckets' signatures, prefetching a candidate's key for
  *    keys that had none in their first bucket;
  * 4. per key, each candidate slot in probing order (first bucket, then
