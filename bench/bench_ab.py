@@ -13,12 +13,13 @@ thread ran (schedstat). Prints the medians of A and B and B/A and, with
 (its busy cycles per packet, --record-core-cycles).
 
 Traffic: net_pcap replays (infinite_rx) a capture of FLOWS distinct
-64-byte UDP packets into port 1; port 2 is net_null. Rules: one wildcard
+64-byte UDP packets into port 1 (with --active K, of K of those flows,
+spread over them); port 2 is net_null. Rules: one wildcard
 rule (a: in_port=1,actions=output:2; b: ip,actions=dec_ttl,output:2; c:
 the rewrites of issue 20) or, with --exact, one exact rule per flow with
 rule a's actions.
 
-Usage: bench_ab.py A B [--flows N] [--rule a|b|c] [--exact]
+Usage: bench_ab.py A B [--flows N] [--active K] [--rule a|b|c] [--exact]
                    [--emc-entries N] [--rounds R] [--seconds S]
                    [--cpu C] [--main-cpu C] [--pmd-perf] [--floor]
 """
@@ -52,11 +53,15 @@ def flow(i):
     return bytes([192, 168, 0, 1]), dst, 1024 + i % 50000, 4000 + i % 1000
 
 
-def write_traffic(path, n):
+def write_traffic(path, n, active):
+    """A capture of 'active' of the n flows (all if None), spread over
+    them: flow i * 999983 % n, a prime stride, distinct unless n is a
+    multiple of it."""
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i in range(n):
-            src, dst, sport, dport = flow(i)
+        for i in range(n if active is None else active):
+            src, dst, sport, dport = flow(i if active is None
+                                          else i * 999983 % n)
             udp = struct.pack("!HHHH", sport, dport, 26, 0) + bytes(18)
             ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0,
                              64, 17, 0, src, dst)
@@ -104,8 +109,10 @@ class Run:
                         SIMDPATH_CTL=os.path.join(work, name + ".sock"))
         self.exe = exe
         # A buffer of about 2.3 KB per packet of the capture and per
-        # descriptor and burst (run sizes its pool so).
-        mem = str(max(512, 256 + (args.flows + 16384) * 2400 // 2**20))
+        # descriptor and burst (run sizes its pool so); at a million
+        # packets EAL's --no-huge memory takes about twice that before
+        # the pool fits.
+        mem = str(max(512, 256 + (args.packets + 16384) * 4600 // 2**20))
         cmd = [exe, "run", "--port",
                "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "--port",
                "net_null0,no-rx=1", "--flows", rules, "--pmd-cpus",
@@ -210,8 +217,8 @@ class Testpmd(Run):
         self.name = "floor"
         # The exact rules have rule a's actions.
         mode = "io" if args.rule == "a" else "macswap"
-        mbufs = max(65536, args.flows + 16384)
-        mem = str(max(1024, 256 + mbufs * 2400 // 2**20))
+        mbufs = max(65536, args.packets + 16384)
+        mem = str(max(1024, 256 + mbufs * 4600 // 2**20))
         # Its output is read line by line: not left in a pipe's buffer.
         cmd = ["stdbuf", "-oL", "dpdk-testpmd", "-l", "%d,%d" % (args.main_cpu, args.cpu),
                "--no-huge", "-m", mem, "--no-shconf", "--no-pci",
@@ -271,6 +278,8 @@ def main():
     ap.add_argument("a")
     ap.add_argument("b")
     ap.add_argument("--flows", type=int, default=1)
+    ap.add_argument("--active", type=int,
+                    help="a capture of this many of the flows")
     ap.add_argument("--rule", choices="abc", default="a")
     ap.add_argument("--exact", action="store_true")
     ap.add_argument("--emc-entries", type=int, default=8192)
@@ -282,9 +291,13 @@ def main():
     ap.add_argument("--floor", action="store_true",
                     help="dpdk-testpmd in the same turns")
     args = ap.parse_args()
+    if args.active is not None and not 0 < args.active <= args.flows:
+        ap.error("--active %d: from 1 to --flows (%d)"
+                 % (args.active, args.flows))
+    args.packets = args.flows if args.active is None else args.active
     work = tempfile.mkdtemp(prefix="sp-ab-")
     pcap, rules = os.path.join(work, "t.pcap"), os.path.join(work, "r.txt")
-    write_traffic(pcap, args.flows)
+    write_traffic(pcap, args.flows, args.active)
     write_rules(rules, args.flows, args.rule, args.exact)
     runs = []
     try:
@@ -302,9 +315,11 @@ def main():
     finally:
         for r in runs:
             r.stop()
-    print("%d flows, rule %s%s, EMC %d, %d rounds of %.2f s in turns, "
+    print("%d flows%s, rule %s%s, EMC %d, %d rounds of %.2f s in turns, "
           "CPU %d; medians of TSC cycles/packet"
-          % (args.flows, args.rule, " (exact rules)" if args.exact else "",
+          % (args.flows, "" if args.active is None
+             else " (%d active)" % args.active, args.rule,
+             " (exact rules)" if args.exact else "",
              args.emc_entries, args.rounds, args.seconds, args.cpu))
     keys = [k for k in ["busy", "on-cpu"] + STAGES + ["emc%"]
             if any(g.get(k) is not None for g in got["A"])]

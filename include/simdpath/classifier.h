@@ -99,7 +99,7 @@ const struct sp_rule *sp_cls_find(struct sp_cls *cls,
 void sp_cls_sort(struct sp_cls *cls);
 
 /* The fewest buckets a subtable must have to get key copies from
- * sp_cls_sort (SP_CLS_COPIES_MIN_BUCKETS unless set; 0: any). */
+ * sp_cls_sort (SP_CLS_COPIES_MIN_BUCKETS, none, unless set; 0: any). */
 void sp_cls_set_copies_min_buckets(struct sp_cls *cls, uint32_t min_buckets);
 
 /* The fewest buckets a subtable's table must have to get overflow buckets

@@ -81,10 +81,13 @@ static_assert(sizeof(struct sp_cls_bucket) == 64,
  * rule's own key instead (sp_cls_slot_changed in src/generic/classifier.h). */
 #define SP_CLS_LINES_COPIES (1 + SP_CLS_SLOTS)
 
-/* Smaller subtables never get copies: their rules stay in the caches, and
- * copies would only cost memory and a few instructions per key (see
- * docs/perf/classifier.md; sp_cls_set_copies_min_buckets changes it). */
-#define SP_CLS_COPIES_MIN_BUCKETS 32768
+/* No subtable gets copies unless sp_cls_set_copies_min_buckets says from
+ * which size on: the datapath reads every found rule's line after its
+ * match (its actions and counters), which the kernels prefetch with the
+ * key, so a copy saves it no page, while the buckets span six times the
+ * memory (docs/perf/pmd-loop.md). Small subtables gain nothing from them
+ * in any case: their rules stay in the caches (docs/perf/classifier.md). */
+#define SP_CLS_COPIES_MIN_BUCKETS UINT32_MAX
 
 /* A key whose two buckets are both full goes to an overflow bucket, after
  * the last one, and sets its bit in its first bucket's moved_hint as a key

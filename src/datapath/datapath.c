@@ -435,6 +435,12 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     if (emc_probes(pmd)) {
         emc_hits = sp_emc_lookup(&pmd->emc, pmd->dp->cls, keys, n, hashes,
                                  rules, &gen);
+        /* The hits' lines that the counters' loop reads, on their way
+         * while the classifier looks up the misses (it fetches those of
+         * the rules it finds itself). */
+        for (pending = emc_hits; pending; pending &= pending - 1) {
+            __builtin_prefetch(&rules[__builtin_ctz(pending)]->actions);
+        }
         emc_account(pmd, n, (uint32_t)__builtin_popcount(emc_hits));
         stage_end(pmd, SP_DP_STAGE_EMC);
         found =

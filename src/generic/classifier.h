@@ -7,8 +7,9 @@
  * batch in flight) instead of queueing one key at a time:
  * 1. (the ISA's) masked keys, hashes, a prefetch of every first bucket;
  * 2. the first bucket's signatures of every key, prefetching the first
- *    candidate's key (its copy, or its rule), and the second bucket when
- *    the key's bit is set in the first's moved_hint;
+ *    candidate's key (its copy, or its rule) and its rule's line after
+ *    the match, and the second bucket when the key's bit is set in the
+ *    first's moved_hint;
  * 3. the second buckets' signatures, prefetching a candidate's key for
  *    keys that had none in their first bucket;
  * 4. per key, each candidate slot in probing order (first bucket, then
@@ -51,17 +52,21 @@ sp_cls_prefetch_bucket(const struct sp_cls_bucket *b)
     __builtin_prefetch(b);
 }
 
-/* The key slot s of b is verified with: its copy, or the key of its rule.
- * The rule pointer may be stale by the time the key is verified (and that
- * rule freed after a grace period): a prefetch of it is harmless, and the
- * verifying pass loads it again. */
+/* The key slot s of b is verified with (its copy, or the key of its
+ * rule), and the rule's line after its match: priority, actions and aux,
+ * which the caller reads of every rule found, a miss of its own in a
+ * large table that then overlaps the key's. The rule pointer may be stale
+ * by the time the key is verified (and that rule freed after a grace
+ * period): a prefetch of it is harmless, and the verifying pass loads it
+ * again. */
 static inline void
 sp_cls_prefetch_key(const struct sp_cls_bucket *b, unsigned s, bool copies)
 {
-    if (copies) {
-        __builtin_prefetch(sp_cls_key_copy(b, s));
-    } else {
-        __builtin_prefetch(__atomic_load_n(&b->rules[s], __ATOMIC_RELAXED));
+    const struct sp_rule *r = __atomic_load_n(&b->rules[s], __ATOMIC_RELAXED);
+
+    if (r) {
+        __builtin_prefetch(copies ? (const void *)sp_cls_key_copy(b, s) : r);
+        __builtin_prefetch(&r->priority);
     }
 }
 
