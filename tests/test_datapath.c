@@ -1371,6 +1371,86 @@ count_notify(void *aux)
     __atomic_add_fetch((unsigned *)aux, 1, __ATOMIC_RELAXED);
 }
 
+/* Whether an input frame is IPv4 as the parser sees it. */
+static bool
+is_ipv4(const struct sp_sim_frame *f)
+{
+    struct sp_match m;
+
+    sp_dp_frame_match(f->bytes, f->len, f->port, &m);
+    return m.key.dl_type == htons(0x0800);
+}
+
+/* A classifier of one rule runs each burst by that rule alone (one run,
+ * one list, an output-only list straight to its port): port 2 sends what
+ * matched, in order and whole, the rule counts it exactly, the rest is
+ * dropped as it should be. Rules: all frames, some (ip), to the port
+ * they came in on (in_port drops), and to the controller as well, which
+ * learns the rule of each. */
+static void
+test_one_rule_bursts(void **state)
+{
+    static const char *const rules[] = {
+        "priority=3,in_port=1,actions=output:2",
+        "priority=3,ip,actions=output:2",
+        "priority=3,in_port=1,actions=output:1",
+        "priority=3,ip,actions=controller:30,output:2",
+    };
+    (void)state;
+    for (unsigned c = 0; c < sizeof rules / sizeof *rules; c++) {
+        const char *const one[] = {rules[c], NULL};
+        struct sp_dp_packet_in pins[SP_DP_PACKET_IN_QUEUE];
+        struct rule_counts counts = {0};
+        struct sp_dp_port_stats p1, p2;
+        uint64_t want = 0, want_bytes = 0;
+        unsigned sent = 0, n_pins, notified = 0;
+        struct sp_dp *dp;
+
+        sp_sim_reset();
+        make_traffic(c == 3 ? 200 : 2000); /* within the controller queue */
+        dp = make_dp(one, 1);
+        sp_dp_controller_set(dp, c == 3, count_notify, &notified);
+        run_to_end(dp);
+        assert_conserved(dp);
+        for (unsigned i = 0; i < sp_sim.n_in; i++) {
+            bool match = c % 2 == 0 || is_ipv4(&sp_sim.in[i]);
+
+            want += match;
+            want_bytes += match ? sp_sim.in[i].len : 0;
+            if (match && c != 2) {
+                assert_true(sent < sp_sim.n_out[2]);
+                assert_int_equal(sp_sim.out[2][sent].len, sp_sim.in[i].len);
+                assert_memory_equal(sp_sim.out[2][sent].bytes,
+                                    sp_sim.in[i].bytes, sp_sim.in[i].len);
+                sent++;
+            }
+        }
+        assert_true(want > 50 && (c % 2 == 0 || want < sp_sim.n_in));
+        assert_int_equal(sp_sim.n_out[2], sent);
+        assert_int_equal(sp_dp_flows_foreach(dp, add_counts, &counts), 0);
+        assert_int_equal(counts.packets, want);
+        assert_int_equal(counts.bytes, want_bytes);
+        sp_dp_port_stats(dp, 1, &p1);
+        sp_dp_port_stats(dp, 2, &p2);
+        assert_int_equal(p1.drops[SP_DP_DROP_NO_MATCH], sp_sim.n_in - want);
+        assert_int_equal(p1.drops[SP_DP_DROP_IN_PORT], c == 2 ? want : 0);
+        assert_int_equal(p1.tx + sp_sim.n_out[1], 0);
+        assert_int_equal(p2.tx, sent);
+        n_pins = sp_dp_packet_in_take(dp, pins, SP_DP_PACKET_IN_QUEUE);
+        assert_int_equal(n_pins, c == 3 ? want : 0);
+        assert_int_equal(p1.packet_in, n_pins);
+        for (unsigned i = 0; i < n_pins; i++) {
+            assert_true(pins[i].rule);
+            assert_int_equal(pins[i].priority, 3);
+            assert_int_equal(pins[i].max_len, 30);
+            sp_dp_packet_in_done(dp, &pins[i].pkt);
+        }
+        sp_dp_destroy(dp);
+        assert_int_equal(sp_sim.live_buffers, 0);
+    }
+    sp_sim_reset();
+}
+
 /* The first input frame of a shape. */
 static const struct sp_sim_frame *
 frame_of(enum sp_pktgen_shape shape)
@@ -1565,6 +1645,7 @@ main(void)
         cmocka_unit_test(test_flow_del_strict_and_loose),
         cmocka_unit_test(test_flows_del_exact),
         cmocka_unit_test(test_flow_mod_under_traffic),
+        cmocka_unit_test(test_one_rule_bursts),
         cmocka_unit_test(test_controller_path),
     };
 

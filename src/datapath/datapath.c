@@ -394,6 +394,17 @@ emc_account(struct pmd *pmd, uint32_t n, uint32_t hits)
     }
 }
 
+/* The packets of 'lanes' among a burst's first n: n when that is all of
+ * them, without a call to libgcc's popcount (the datapath is built for
+ * CPUs that may lack POPCNT). */
+static inline uint32_t
+count_lanes(uint32_t lanes, uint32_t n)
+{
+    return lanes == sp_batch_lanes(n) ? n
+           : lanes                    ? (uint32_t)__builtin_popcount(lanes)
+                                      : 0;
+}
+
 /* Tells the channel's thread that packets wait for it. */
 static void
 packet_in_notify(struct pmd *pmd)
@@ -415,6 +426,7 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     uint32_t hashes[SP_BATCH_MAX];
     const struct sp_rule *rules[SP_BATCH_MAX];
     const struct sp_actions *actions[SP_BATCH_MAX];
+    const struct sp_rule *sole = NULL;
     uint32_t found, unmatched, emc_hits, pending;
     uint32_t parse_errors = 0, groups = 0, n_runs = 0;
     struct rule_run *runs = pmd->runs, run = {NULL, 0, 0};
@@ -433,7 +445,7 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     if (emc_probes(pmd)) {
         emc_hits = sp_emc_lookup(&pmd->emc, pmd->dp->cls, keys, n, hashes,
                                  rules, &gen);
-        emc_account(pmd, n, (uint32_t)__builtin_popcount(emc_hits));
+        emc_account(pmd, n, count_lanes(emc_hits, n));
         stage_end(pmd, SP_DP_STAGE_EMC);
         found =
             emc_hits | sp_emc_cls_misses(&pmd->emc, pmd->dp->cls, gen, keys, n,
@@ -442,30 +454,54 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
         emc_hits = 0;
         bump(&pmd->stats.emc_bypassed, pmd->emc.n_buckets ? n : 0);
         stage_end(pmd, SP_DP_STAGE_EMC);
-        found = sp_cls_lookup(pmd->dp->cls, keys, n, sp_batch_lanes(n), rules);
+        sole = pmd->cls_sole
+                   ? sp_cls_lookup_sole(pmd->dp->cls, keys, n, &found)
+                   : NULL;
+        if (!sole) {
+            found =
+                sp_cls_lookup(pmd->dp->cls, keys, n, sp_batch_lanes(n), rules);
+        }
     }
     stage_end(pmd, SP_DP_STAGE_CLASSIFIER);
     bump(&pmd->stats.packets, n);
     bump(&pmd->stats.batches, 1);
     bump(&pmd->stats.parse_errors, parse_errors);
-    bump(&pmd->stats.emc_hits, (uint64_t)__builtin_popcount(emc_hits));
-    bump(&pmd->stats.classifier_hits,
-         (uint64_t)__builtin_popcount(found & ~emc_hits));
+    bump(&pmd->stats.emc_hits, count_lanes(emc_hits, n));
+    bump(&pmd->stats.classifier_hits, count_lanes(found & ~emc_hits, n));
     unmatched = sp_batch_lanes(n) & ~found;
-    bump(&pmd->stats.misses, (uint64_t)__builtin_popcount(unmatched));
+    bump(&pmd->stats.misses, count_lanes(unmatched, n));
 
     /* Packets that matched no rule. */
     for (pending = unmatched; pending; pending &= pending - 1) {
         pmd->dp->io->free(ptrs[__builtin_ctz(pending)]);
     }
     bump(&pmd->ports[pmd->in_port].drops[SP_DP_DROP_NO_MATCH],
-         (uint64_t)__builtin_popcount(unmatched));
+         count_lanes(unmatched, n));
+
+    /* One rule: one run, one list, no look at each packet's rule; the
+     * loops below get its rule and list per packet only where they
+     * group the packets one by one. */
+    if (sole && found) {
+        run = (struct rule_run){sole, count_lanes(found, n), 0};
+        for (pending = found; pending; pending &= pending - 1) {
+            run.bytes += pkts[__builtin_ctz(pending)].len;
+        }
+        first_list = rule_actions(sole);
+        __builtin_prefetch((struct flow_line *)sole->aux + pmd->index, 1);
+        if (found != sp_batch_lanes(n) ||
+            sp_actions_to_controller(first_list)) {
+            for (pending = found; pending; pending &= pending - 1) {
+                rules[__builtin_ctz(pending)] = sole;
+                actions[__builtin_ctz(pending)] = first_list;
+            }
+        }
+    }
 
     /* Rule counters, one add per run of packets of one rule, made after
      * the next receive (flush_counts); their lines are prefetched now. The
      * current run is kept in locals, stored when the next one starts; a
      * rule's list is read once per run. */
-    for (pending = found; pending; pending &= pending - 1) {
+    for (pending = sole ? 0 : found; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
 
         if (rules[i] != run.rule) {
