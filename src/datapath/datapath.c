@@ -237,18 +237,26 @@ stage_end(struct pmd *pmd, enum sp_dp_stage stage)
     }
 }
 
+/* Sends count packets to a port, counts those it took and refused. */
+static void
+send_port(struct pmd *pmd, uint32_t port, struct sp_packet *const *pkts,
+          uint32_t count)
+{
+    uint32_t sent = pmd->dp->io->tx(port, pmd->index, pkts, count);
+
+    bump(&pmd->ports[port].tx, sent);
+    bump(&pmd->ports[port].drops[SP_DP_DROP_TX_REFUSED], count - sent);
+}
+
 static void
 flush_port(struct pmd *pmd, uint32_t port)
 {
     struct sp_tx_batch *b = &pmd->tx[port];
-    uint32_t sent;
 
     if (!b->count) {
         return;
     }
-    sent = pmd->dp->io->tx(port, pmd->index, b->pkts, b->count);
-    bump(&pmd->ports[port].tx, sent);
-    bump(&pmd->ports[port].drops[SP_DP_DROP_TX_REFUSED], b->count - sent);
+    send_port(pmd, port, b->pkts, b->count);
     b->count = 0;
 }
 
@@ -405,6 +413,23 @@ count_lanes(uint32_t lanes, uint32_t n)
                                       : 0;
 }
 
+/* Runs a received burst whose packets all go by one list. A list that
+ * only outputs to another port than theirs, whose batch is empty, sends
+ * the burst there as it is, as executing and the burst's end would. */
+static void
+execute_burst(struct pmd *pmd, const struct sp_actions *list,
+              struct sp_packet *const *ptrs, uint32_t n)
+{
+    uint32_t port = sp_actions_output_only(list);
+
+    if (port && port < pmd->actions.n_ports && pmd->actions.in_port &&
+        port != pmd->actions.in_port && !pmd->tx[port].count) {
+        send_port(pmd, port, ptrs, n);
+        return;
+    }
+    sp_actions_execute(list, ptrs, n, &pmd->actions);
+}
+
 /* Tells the channel's thread that packets wait for it. */
 static void
 packet_in_notify(struct pmd *pmd)
@@ -530,7 +555,7 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     if (found == sp_batch_lanes(n) && !lists_differ &&
         !sp_actions_to_controller(first_list)) {
         pmd->rule = NULL;
-        sp_actions_execute(first_list, ptrs, n, &pmd->actions);
+        execute_burst(pmd, first_list, ptrs, n);
         groups++;
         pending = 0;
     }
