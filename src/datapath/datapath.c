@@ -440,31 +440,40 @@ packet_in_notify(struct pmd *pmd)
     }
 }
 
-/* One received burst, from one port, through the whole pipeline; pkts
- * has room for SP_BATCH_MAX (the pointers to all of them are set, so
- * that the compiler sees the kernel's argument written whatever n). */
+/* Points ptrs[i] at pkts[i] for a burst's room, once for as long as the
+ * arrays are used: all of them, so that the compiler sees the kernels'
+ * argument written whatever a burst's size. */
 static void
-process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
+point_at(struct sp_packet *pkts, struct sp_packet **ptrs)
 {
-    struct sp_packet *ptrs[SP_BATCH_MAX];
+    for (uint32_t i = 0; i < SP_BATCH_MAX; i++) {
+        ptrs[i] = &pkts[i];
+    }
+}
+
+/* One received burst, from one port, through the whole pipeline; ptrs
+ * point at pkts (point_at). */
+static void
+process_burst(struct pmd *pmd, struct sp_packet *pkts, struct sp_packet **ptrs,
+              uint32_t n)
+{
     struct sp_flow_key keys[SP_BATCH_MAX];
     uint32_t hashes[SP_BATCH_MAX];
     const struct sp_rule *rules[SP_BATCH_MAX];
     const struct sp_actions *actions[SP_BATCH_MAX];
     const struct sp_rule *sole = NULL;
     uint32_t found, unmatched, emc_hits, pending;
-    uint32_t parse_errors = 0, groups = 0, n_runs = 0;
+    uint32_t parse_errors = 0, bytes = 0, groups = 0, n_runs = 0;
     struct rule_run *runs = pmd->runs, run = {NULL, 0, 0};
     const struct sp_actions *run_list = NULL, *first_list = NULL;
     bool lists_differ = false;
     uint64_t gen;
 
-    for (uint32_t i = 0; i < SP_BATCH_MAX; i++) {
-        ptrs[i] = &pkts[i];
-    }
     SP_KERNEL(mfex)(ptrs, n, keys);
+    /* And the burst's bytes, which a rule that takes it all counts. */
     for (uint32_t i = 0; i < n; i++) {
         parse_errors += pkts[i].status != SP_MFEX_OK;
+        bytes += pkts[i].len;
     }
     stage_end(pmd, SP_DP_STAGE_PARSE);
     if (emc_probes(pmd)) {
@@ -507,8 +516,10 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
      * loops below get its rule and list per packet only where they
      * group the packets one by one. */
     if (sole && found) {
-        run = (struct rule_run){sole, count_lanes(found, n), 0};
-        for (pending = found; pending; pending &= pending - 1) {
+        run = (struct rule_run){sole, count_lanes(found, n),
+                                found == sp_batch_lanes(n) ? bytes : 0};
+        for (pending = found == sp_batch_lanes(n) ? 0 : found; pending;
+             pending &= pending - 1) {
             run.bytes += pkts[__builtin_ctz(pending)].len;
         }
         first_list = rule_actions(sole);
@@ -599,7 +610,7 @@ port_index(const struct sp_dp *dp, unsigned in_port)
 static void
 run_packet_outs(struct pmd *pmd)
 {
-    struct sp_packet *table = pmd->table;
+    struct sp_packet *table = pmd->table, *ptrs[SP_BATCH_MAX];
     struct packet_out *po;
     bool profiling = pmd->profiling;
     uint32_t n_table = 0;
@@ -608,6 +619,7 @@ run_packet_outs(struct pmd *pmd)
      * look at each packet's in_port. */
     pmd->profiling = false;
     pmd->actions.in_port = 0;
+    point_at(table, ptrs);
     for (unsigned n = 0;
          n < SP_BATCH_MAX && (po = sp_spsc_peek(&pmd->dp->packet_out)); n++) {
         struct sp_packet pkt = po->pkt, *ptr = &pkt;
@@ -615,7 +627,7 @@ run_packet_outs(struct pmd *pmd)
 
         if (n_table && (po->actions || index != pmd->in_port)) {
             flush_counts(pmd); /* process_burst reuses pmd->runs */
-            process_burst(pmd, table, n_table);
+            process_burst(pmd, table, ptrs, n_table);
             n_table = 0;
         }
         pmd->in_port = index;
@@ -631,7 +643,7 @@ run_packet_outs(struct pmd *pmd)
     }
     if (n_table) {
         flush_counts(pmd);
-        process_burst(pmd, table, n_table);
+        process_burst(pmd, table, ptrs, n_table);
     }
     pmd->profiling = profiling;
     packet_in_notify(pmd);
@@ -662,9 +674,10 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
     struct pmd *pmd = dp->pmds[index];
     const struct sp_io_ops *io = dp->io;
     unsigned n_queues = dp->config.n_ports * dp->config.n_rxq;
-    struct sp_packet pkts[SP_BATCH_MAX];
+    struct sp_packet pkts[SP_BATCH_MAX], *ptrs[SP_BATCH_MAX];
     struct sp_rx_drops lost = {0};
 
+    point_at(pkts, ptrs);
     rcu_register_thread();
     __atomic_add_fetch(&dp->running_pmds, 1, __ATOMIC_ACQ_REL);
     while (!__atomic_load_n(&dp->stop, __ATOMIC_ACQUIRE)) {
@@ -703,7 +716,7 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
                 pmd->in_port = port;
                 pmd->actions.in_port = port; /* rx gives it to each */
                 bump(&pmd->ports[port].rx, n);
-                process_burst(pmd, pkts, n);
+                process_burst(pmd, pkts, ptrs, n);
                 packet_in_notify(pmd);
                 /* Profiled, the burst ends where its last stage did. */
                 end = pmd->profiling ? pmd->stamp : io->tsc();
