@@ -74,6 +74,7 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
         uint8_t *l4_csum;
         int udp = 0;
         int32_t l4_diff;
+        uint16_t l4_old;
         __m256i old, new, diffs;
         __m128i lo, hi;
 
@@ -85,9 +86,12 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
                                   im.l4_words);
             continue;
         }
-        /* Found before the header store: a narrow load of just-stored
-         * bytes would wait for store forwarding to fail. */
+        /* Found and read before the header store: a narrow load of
+         * just-stored bytes would wait for store forwarding to fail, and
+         * one of bytes the AVX-512 masked store only covers (it is 32
+         * bytes wide) for that store to complete. */
         l4_csum = addrs ? sp_ipv4_l4_csum(pkts[i], ip, hlen, &udp) : NULL;
+        l4_old = l4_csum ? sp_load16(l4_csum) : 0;
         old = load(ip);
         new = _mm256_or_si256(
             _mm256_andnot_si256(mask, _mm256_add_epi8(old, dec)), value);
@@ -106,7 +110,11 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
               sp_csum_update(
                   sp_load16(ip + SP_IPV4_CSUM_OFS),
                   sp_ipv4_delta(im.hdr_words, _mm_cvtsi128_si32(lo))));
-        sp_ipv4_apply_l4(l4_csum, udp, sp_ipv4_delta(im.l4_words, l4_diff));
+        if (l4_csum) {
+            sp_store16(l4_csum,
+                       sp_ipv4_l4_updated(
+                           l4_old, udp, sp_ipv4_delta(im.l4_words, l4_diff)));
+        }
     }
     return expired;
 }
