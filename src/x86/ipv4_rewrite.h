@@ -43,6 +43,29 @@ sp_ipv4_rewrite_addrs(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
     sp_ipv4_apply_l4(l4_csum, udp, delta);
 }
 
+/* A set that touches neither address changes the TOS byte (1) and the
+ * TTL byte (8) at most: done in general-purpose registers, with the
+ * image's value, mask and decrement, and the header checksum updated with
+ * the differences of the words as the vector code sums them (host-order
+ * words: TOS is the high byte of its word, TTL the low one of its). The
+ * vector's round trip is longer, for lanes mostly unchanged. */
+static inline void
+sp_ipv4_rewrite_tos_ttl(uint8_t *ip, const struct sp_ipv4_image *im)
+{
+    unsigned ttl_ofs = SP_IPV4_TTL_OFS;
+    uint8_t tos = ip[1], ttl = ip[ttl_ofs];
+    uint8_t new_tos = (uint8_t)((tos & ~im->mask[1]) | im->value[1]);
+    uint8_t new_ttl =
+        (uint8_t)(((ttl + im->dec[ttl_ofs]) & ~im->mask[ttl_ofs]) |
+                  im->value[ttl_ofs]);
+    int32_t diff = (new_tos - tos) * 256 + (new_ttl - ttl);
+
+    sp_csum_update_at(ip + SP_IPV4_CSUM_OFS,
+                      sp_ipv4_delta(im->hdr_words, diff));
+    ip[1] = new_tos;
+    ip[ttl_ofs] = new_ttl;
+}
+
 static inline __attribute__((always_inline)) uint32_t
 sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
                     const struct sp_ipv4_set *set, sp_ipv4_load_fn *load,
@@ -84,6 +107,10 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
         if (only_addrs) {
             sp_ipv4_rewrite_addrs(pkts[i], ip, hlen, addr_value, addr_mask,
                                   im.l4_words);
+            continue;
+        }
+        if (!addrs) {
+            sp_ipv4_rewrite_tos_ttl(ip, &im);
             continue;
         }
         /* Found and read before the header store: a narrow load of
