@@ -1371,6 +1371,93 @@ count_notify(void *aux)
     __atomic_add_fetch((unsigned *)aux, 1, __ATOMIC_RELAXED);
 }
 
+/* ---- which queues a PMD polls ---- */
+
+/* What polled_rx saw of one poll loop: polls[port][queue], and polls in
+ * all; the loop is stopped once its first pair comes round again. */
+static struct {
+    struct sp_dp *dp;
+    unsigned polls[SP_DP_MAX_PORTS + 1][8];
+    unsigned first_port, first_queue, n, out_of_range;
+    bool stopped; /* the rest of that loop's polls do not count */
+} polled;
+
+static uint32_t
+polled_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max,
+          struct sp_rx_drops *drops)
+{
+    (void)pkts, (void)max, (void)drops;
+    if (polled.stopped) {
+        return 0;
+    }
+    if (!polled.n++) {
+        polled.first_port = port;
+        polled.first_queue = queue;
+    } else if (port == polled.first_port && queue == polled.first_queue) {
+        sp_dp_stop(polled.dp);
+        polled.stopped = true;
+        return 0;
+    }
+    /* No assert here: a failure would leave the loop, RCU registered. */
+    if (port >= 1 && port <= SP_DP_MAX_PORTS && queue < 8) {
+        polled.polls[port][queue]++;
+    } else {
+        polled.out_of_range++;
+    }
+    return 0;
+}
+
+/* Each PMD polls, in one loop, each of its (port, queue) pairs once, and
+ * those are the pairs sp_dp_queue_pmd gives it, for several numbers of
+ * ports, queues and PMD threads. */
+static void
+test_queues_of_each_pmd(void **state)
+{
+    static const unsigned shapes[][3] = {
+        {1, 1, 1}, {3, 1, 2}, {3, 2, 4}, {2, 5, 3},
+        {4, 3, 7}, {1, 4, 4}, {2, 3, 1}, {5, 2, 12},
+    };
+    struct sp_io_ops io = sp_sim_io;
+
+    (void)state;
+    io.rx = polled_rx;
+    for (size_t c = 0; c < sizeof shapes / sizeof *shapes; c++) {
+        struct sp_dp_config config = {
+            .n_ports = shapes[c][0],
+            .n_rxq = shapes[c][1],
+            .n_pmds = shapes[c][2],
+            .emc_insert_inv_prob = 1,
+        };
+        struct sp_err err;
+
+        for (unsigned pmd = 0; pmd < config.n_pmds; pmd++) {
+            unsigned mine = 0;
+
+            memset(&polled, 0, sizeof polled);
+            polled.dp = sp_dp_create(&config, &io, &err);
+            if (!polled.dp) {
+                fail_msg("sp_dp_create: %s", err.msg);
+            }
+            /* A PMD with no queue never polls: stopped from here. */
+            if (pmd >= config.n_ports * config.n_rxq) {
+                sp_dp_stop(polled.dp);
+            }
+            sp_dp_pmd_run(polled.dp, pmd);
+            assert_int_equal(polled.out_of_range, 0);
+            for (unsigned p = 1; p <= config.n_ports; p++) {
+                for (unsigned q = 0; q < config.n_rxq; q++) {
+                    bool ours = sp_dp_queue_pmd(&config, p, q) == pmd;
+
+                    assert_int_equal(polled.polls[p][q], ours);
+                    mine += ours;
+                }
+            }
+            assert_int_equal(polled.n, mine ? mine + 1 : 0);
+            sp_dp_destroy(polled.dp);
+        }
+    }
+}
+
 /* Whether an input frame is IPv4 as the parser sees it. */
 static bool
 is_ipv4(const struct sp_sim_frame *f)
@@ -1646,6 +1733,7 @@ main(void)
         cmocka_unit_test(test_flows_del_exact),
         cmocka_unit_test(test_flow_mod_under_traffic),
         cmocka_unit_test(test_one_rule_bursts),
+        cmocka_unit_test(test_queues_of_each_pmd),
         cmocka_unit_test(test_controller_path),
     };
 

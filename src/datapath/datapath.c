@@ -668,12 +668,24 @@ sp_dp_queue_pmd(const struct sp_dp_config *config, unsigned port,
     return ((port - 1) * config->n_rxq + queue) % config->n_pmds;
 }
 
+/* Steps a (port, queue) pair 'by' pairs on, queues counting up to n_rxq
+ * in each port: no division in the poll loop. */
+static inline void
+next_pair(unsigned *port, unsigned *queue, unsigned by, unsigned n_rxq)
+{
+    for (*queue += by; *queue >= n_rxq; *queue -= n_rxq) {
+        (*port)++;
+    }
+}
+
 int
 sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
 {
     struct pmd *pmd = dp->pmds[index];
     const struct sp_io_ops *io = dp->io;
-    unsigned n_queues = dp->config.n_ports * dp->config.n_rxq;
+    unsigned n_rxq = dp->config.n_rxq, n_pmds = dp->config.n_pmds;
+    unsigned n_queues = dp->config.n_ports * n_rxq;
+    unsigned first_port = index / n_rxq + 1, first_queue = index % n_rxq;
     struct sp_packet pkts[SP_BATCH_MAX], *ptrs[SP_BATCH_MAX];
     struct sp_rx_drops lost = {0};
 
@@ -681,15 +693,17 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
     rcu_register_thread();
     __atomic_add_fetch(&dp->running_pmds, 1, __ATOMIC_ACQ_REL);
     while (!__atomic_load_n(&dp->stop, __ATOMIC_ACQUIRE)) {
+        unsigned port = first_port, queue = first_queue;
+
         take_clear(pmd);
         pmd->profiling = __atomic_load_n(&dp->profile, __ATOMIC_RELAXED);
         /* The (port, queue) pairs i with i % n_pmds == index are ours
-         * (sp_dp_queue_pmd). */
-        for (unsigned q = index; q < n_queues; q += dp->config.n_pmds) {
-            unsigned port = q / dp->config.n_rxq + 1;
+         * (sp_dp_queue_pmd): pair i is queue i % n_rxq of port
+         * i / n_rxq + 1. */
+        for (unsigned q = index; q < n_queues;
+             q += n_pmds, next_pair(&port, &queue, n_pmds, n_rxq)) {
             uint64_t start = io->tsc();
-            uint32_t n =
-                io->rx(port, q % dp->config.n_rxq, pkts, SP_BATCH_MAX, &lost);
+            uint32_t n = io->rx(port, queue, pkts, SP_BATCH_MAX, &lost);
 
             if (n) {
                 pmd->burst_tsc = start;
