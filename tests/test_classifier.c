@@ -484,9 +484,10 @@ keys_near(struct sp_random *rng, const struct sp_rule *r,
 }
 
 /* A classifier of one rule is looked up by sp_cls_lookup_sole as the
- * oracle and sp_cls_lookup say, whatever blocks its mask uses (none, one
- * or several); with no rule, two subtables or two rules in one it looks
- * up nothing and says so. */
+ * oracle and sp_cls_lookup say, whatever blocks its mask uses (none, one,
+ * several, in_port's alone), also for keys of one in_port said to be so;
+ * with no rule, two subtables or two rules in one it looks up nothing and
+ * says so. */
 static void
 test_lookup_sole(void **state)
 {
@@ -502,19 +503,28 @@ test_lookup_sole(void **state)
         struct sp_match match = {0};
         const struct sp_rule *r;
 
-        assert_null(sp_cls_lookup_sole(cls, keys, 0, &found));
-        if (c) {
+        assert_null(sp_cls_lookup_sole(cls, keys, 0, false, &found));
+        if (c > 1) {
             add_random_rule(cls, &m, &rng, &shape, 1, 1);
         } else {
-            model_add(&m, insert_ok(cls, &match, 0)); /* every key */
+            /* Every key; in_port 3 alone. */
+            match.key.in_port = c ? 3 : 0;
+            match.mask.in_port = c ? UINT16_MAX : 0;
+            model_add(&m, insert_ok(cls, &match, 0));
         }
         for (unsigned b = 0; b < 8; b++) {
             uint32_t n = sp_random_below(&rng, SP_BATCH_MAX + 1);
             const struct sp_rule *got[SP_BATCH_MAX];
             uint32_t want;
 
+            bool one_port = b % 2;
+
             keys_near(&rng, m.rules[0], keys, n);
-            r = sp_cls_lookup_sole(cls, keys, n, &found);
+            /* One port: key 0's, or key 1's, which is near the rule. */
+            for (uint32_t i = 0; i < n && one_port; i++) {
+                keys[i].in_port = keys[b % 4 == 1 || n < 2 ? 0 : 1].in_port;
+            }
+            r = sp_cls_lookup_sole(cls, keys, n, one_port, &found);
             assert_ptr_equal(r, m.rules[0]);
             want = sp_cls_lookup(cls, keys, n, UINT32_MAX, got);
             assert_int_equal(found, want);
@@ -531,9 +541,11 @@ test_lookup_sole(void **state)
             match.key.in_port &= match.mask.in_port;
         }
         r = insert_ok(cls, &match, 7);
-        assert_null(sp_cls_lookup_sole(cls, keys, SP_BATCH_MAX, &found));
+        assert_null(
+            sp_cls_lookup_sole(cls, keys, SP_BATCH_MAX, false, &found));
         sp_cls_remove(cls, r);
-        assert_ptr_equal(sp_cls_lookup_sole(cls, keys, 0, &found), m.rules[0]);
+        assert_ptr_equal(sp_cls_lookup_sole(cls, keys, 0, false, &found),
+                         m.rules[0]);
         sp_cls_destroy(cls);
         free(m.rules);
     }

@@ -122,20 +122,37 @@ sp_cls_sole(const struct sp_cls *cls)
     return o->n == 1 && __atomic_load_n(&o->e[0].st->sole, __ATOMIC_ACQUIRE);
 }
 
+/* Whether a subtable's mask is in_port's alone. */
+static bool
+in_port_only(const struct sp_cls_subtable *st)
+{
+    static const struct sp_flow_key mask = {.in_port = UINT16_MAX};
+    unsigned b = SP_KEY_OFS(in_port) / sizeof mask.blocks[0];
+
+    return st->block_map == 1u << b && st->mask.blocks[b] == mask.blocks[b];
+}
+
 const struct sp_rule *
 sp_cls_lookup_sole(const struct sp_cls *cls, const struct sp_flow_key *keys,
-                   uint32_t n, uint32_t *found)
+                   uint32_t n, bool one_port, uint32_t *found)
 {
     const struct sp_cls_order *o = rcu_dereference(cls->order);
     struct sp_cls_subtable *st = o->n == 1 ? o->e[0].st : NULL;
     const struct sp_rule *sole =
         st ? __atomic_load_n(&st->sole, __ATOMIC_ACQUIRE) : NULL;
+    uint32_t all = sp_batch_lanes(n);
 
-    if (sole) {
-        *found = sole_match(st, sole, keys, sp_batch_lanes(n));
-        if (*found) {
-            count_hits(st, hit_stripe(), (uint64_t)__builtin_popcount(*found));
-        }
+    if (!sole) {
+        return NULL;
+    }
+    if (n && one_port && in_port_only(st)) {
+        *found = keys[0].in_port == sole->match.key.in_port ? all : 0;
+    } else {
+        *found = sole_match(st, sole, keys, all);
+    }
+    if (*found) {
+        count_hits(st, hit_stripe(),
+                   *found == all ? n : (uint64_t)__builtin_popcount(*found));
     }
     return sole;
 }

@@ -488,8 +488,11 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, struct sp_packet **ptrs,
         emc_hits = 0;
         bump(&pmd->stats.emc_bypassed, pmd->emc.n_buckets ? n : 0);
         stage_end(pmd, SP_DP_STAGE_EMC);
+        /* A received burst's packets came in on one port (the actions'
+         * in_port); PACKET_OUTs to the rules may differ. */
         sole = pmd->cls_sole
-                   ? sp_cls_lookup_sole(pmd->dp->cls, keys, n, &found)
+                   ? sp_cls_lookup_sole(pmd->dp->cls, keys, n,
+                                        pmd->actions.in_port != 0, &found)
                    : NULL;
         if (!sole) {
             found =
