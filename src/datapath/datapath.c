@@ -103,8 +103,6 @@ struct pmd {
     bool cls_sole;
     uint64_t cls_gen;
     struct sp_random rng;
-    struct sp_action_ctx actions;
-    struct sp_tx_batch tx[SP_DP_MAX_PORTS + 1]; /* by port number */
     unsigned in_port; /* counters' index of the current burst's port */
     /* The rule whose packets run now when its actions output to the
      * controller (NULL: a PACKET_OUT's), and whether this burst queued
@@ -114,28 +112,32 @@ struct pmd {
     struct sp_spsc packet_in;
     uint64_t burst_tsc; /* when it was received */
     uint32_t n_copies;
-    struct sp_packet copies[MAX_COPIES];
     /* The last burst's rule counts, added after the next receive, by
      * when the prefetched counter lines have arrived (see flush_counts). */
     uint32_t n_runs;
     uint64_t runs_tsc;
     struct rule_run runs[SP_BATCH_MAX];
-    struct sp_packet table[SP_BATCH_MAX]; /* PACKET_OUTs to the rules */
+    /* The profile: whether this poll times stages (read once per poll),
+     * the TSC where the current stage began, the counters and their
+     * baseline (perf_base, as below). */
+    bool profiling;
+    uint64_t stamp;
+    struct sp_dp_pmd_perf perf;
+    struct sp_action_ctx actions;
     struct sp_dp_pmd_stats stats;
     struct port_counters ports[SP_DP_MAX_PORTS + 1];
+    struct sp_tx_batch tx[SP_DP_MAX_PORTS + 1]; /* by port number */
     /* The counters at the last clear, taken by the PMD itself between
      * bursts, so that what is reported always balances. */
     uint64_t clear_seen;
     struct sp_dp_pmd_stats stats_base;
     struct port_counters ports_base[SP_DP_MAX_PORTS + 1];
-    /* The profile: whether this poll times stages (read once per poll),
-     * the TSC where the current stage began, the counters and their
-     * baseline as above. */
-    bool profiling;
-    uint64_t stamp;
-    struct sp_dp_pmd_perf perf;
     uint64_t perf_clear_seen;
     struct sp_dp_pmd_perf perf_base;
+    /* What a burst uses is above, on as few pages as can be: the copies
+     * outputs make (32 KB) and PACKET_OUTs to the rules come last. */
+    struct sp_packet copies[MAX_COPIES];
+    struct sp_packet table[SP_BATCH_MAX];
 };
 
 struct sp_dp {
