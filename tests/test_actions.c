@@ -1302,6 +1302,41 @@ test_pool(void **state)
     sp_actions_pool_destroy(pool); /* frees the rest */
 }
 
+/* sp_actions_output_only names the port of a list that only outputs
+ * there, and no port for any list that does more or other. */
+static void
+test_output_only(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        uint32_t port;
+    } cases[] = {
+        {"output:2", 2},
+        {"output:3,dec_ttl", 3}, /* nothing is left to decrement */
+        {"dec_ttl,output:2", 0},
+        {"output:2,output:3", 0},
+        {"drop", 0},
+        {"dec_ttl", 0},
+        {"in_port", 0},
+        {"flood", 0},
+        {"controller", 0},
+        {"push_vlan:0x8100,output:2", 0},
+    };
+    struct sp_match ip;
+
+    match_init(&ip, 0x0800, -1, false);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct sp_actions *a = parse_ok(cases[i].text, &ip);
+
+        if (sp_actions_output_only(a) != cases[i].port) {
+            fail_msg("'%s': port %u, not %u", cases[i].text,
+                     sp_actions_output_only(a), cases[i].port);
+        }
+        sp_actions_free(a);
+    }
+}
+
 int
 main(void)
 {
@@ -1310,6 +1345,7 @@ main(void)
         cmocka_unit_test(test_pool),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_controller),
+        cmocka_unit_test(test_output_only),
         cmocka_unit_test_teardown(test_outputs, reset_dispatch),
         cmocka_unit_test_teardown(test_drops, reset_dispatch),
         cmocka_unit_test_teardown(test_reserved_ports, reset_dispatch),

@@ -467,6 +467,91 @@ test_sole_rule(void **state)
     sp_cls_destroy(cls);
 }
 
+/* Keys, about half of them made to match rule r: its bits under its mask
+ * over random ones. */
+static void
+keys_near(struct sp_random *rng, const struct sp_rule *r,
+          struct sp_flow_key *keys, uint32_t n)
+{
+    random_keys(rng, keys, n);
+    for (uint32_t i = 0; i < n; i++) {
+        for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS && i % 2; b++) {
+            keys[i].blocks[b] =
+                (keys[i].blocks[b] & ~r->match.mask.blocks[b]) |
+                r->match.key.blocks[b];
+        }
+    }
+}
+
+/* A classifier of one rule is looked up by sp_cls_lookup_sole as the
+ * oracle and sp_cls_lookup say, whatever blocks its mask uses (none, one,
+ * several, in_port's alone), also for keys of one in_port said to be so;
+ * with no rule, two subtables or two rules in one it looks up nothing and
+ * says so. */
+static void
+test_lookup_sole(void **state)
+{
+    (void)state;
+    struct sp_random rng = {11};
+    uint64_t matched = 0;
+
+    for (unsigned c = 0; c < 300; c++) {
+        struct sp_cls *cls = sp_cls_create(NULL);
+        uint32_t shape = (uint32_t)sp_random_next(&rng), found = 0;
+        struct sp_flow_key keys[SP_BATCH_MAX];
+        struct model m = {0};
+        struct sp_match match = {0};
+        const struct sp_rule *r;
+
+        assert_null(sp_cls_lookup_sole(cls, keys, 0, false, &found));
+        if (c > 1) {
+            add_random_rule(cls, &m, &rng, &shape, 1, 1);
+        } else {
+            /* Every key; in_port 3 alone. */
+            match.key.in_port = c ? 3 : 0;
+            match.mask.in_port = c ? UINT16_MAX : 0;
+            model_add(&m, insert_ok(cls, &match, 0));
+        }
+        for (unsigned b = 0; b < 8; b++) {
+            uint32_t n = sp_random_below(&rng, SP_BATCH_MAX + 1);
+            const struct sp_rule *got[SP_BATCH_MAX];
+            uint32_t want;
+
+            bool one_port = b % 2;
+
+            keys_near(&rng, m.rules[0], keys, n);
+            /* One port: key 0's, or key 1's, which is near the rule. */
+            for (uint32_t i = 0; i < n && one_port; i++) {
+                keys[i].in_port = keys[b % 4 == 1 || n < 2 ? 0 : 1].in_port;
+            }
+            r = sp_cls_lookup_sole(cls, keys, n, one_port, &found);
+            assert_ptr_equal(r, m.rules[0]);
+            want = sp_cls_lookup(cls, keys, n, UINT32_MAX, got);
+            assert_int_equal(found, want);
+            for (uint32_t i = 0; i < n; i++) {
+                assert_int_equal(found >> i & 1, oracle(&m, &keys[i]) != NULL);
+            }
+            matched += (uint64_t)__builtin_popcount(found);
+        }
+        /* Another mask (another subtable), or the same at another
+         * priority (two rules in one). */
+        match = m.rules[0]->match;
+        if (c % 2) {
+            match.mask.in_port ^= 0xffff;
+            match.key.in_port &= match.mask.in_port;
+        }
+        r = insert_ok(cls, &match, 7);
+        assert_null(
+            sp_cls_lookup_sole(cls, keys, SP_BATCH_MAX, false, &found));
+        sp_cls_remove(cls, r);
+        assert_ptr_equal(sp_cls_lookup_sole(cls, keys, 0, false, &found),
+                         m.rules[0]);
+        sp_cls_destroy(cls);
+        free(m.rules);
+    }
+    assert_true(matched > 300 * 8 * 4);
+}
+
 /* The lookups the subtable of r answered. */
 static uint64_t
 hits_of(const struct sp_rule *r)
@@ -1107,6 +1192,7 @@ main(void)
         cmocka_unit_test(test_random_against_oracle),
         cmocka_unit_test(test_ties_and_chains),
         cmocka_unit_test(test_sole_rule),
+        cmocka_unit_test(test_lookup_sole),
         cmocka_unit_test(test_search_stops),
         cmocka_unit_test(test_hits_of_every_thread),
         cmocka_unit_test(test_growth_and_lifetime),

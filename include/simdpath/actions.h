@@ -109,6 +109,11 @@ int sp_actions_format(const struct sp_actions *actions, char *buf,
  * which rule sent each. */
 bool sp_actions_to_controller(const struct sp_actions *actions);
 
+/* The port of a list that is one output:PORT and nothing else, which
+ * then needs no more than the packets appended to tx[PORT] (unless they
+ * came in on PORT); 0 for any other list. */
+uint32_t sp_actions_output_only(const struct sp_actions *actions);
+
 /* Bytes of headroom in front of pkt->data that executing needs in every
  * packet (4 per push_vlan). */
 uint32_t sp_actions_headroom(const struct sp_actions *actions);

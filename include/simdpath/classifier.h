@@ -151,4 +151,15 @@ uint32_t sp_cls_lookup(const struct sp_cls *cls,
                        const struct sp_flow_key *keys, uint32_t n,
                        uint32_t todo, const struct sp_rule **rules);
 
+/* sp_cls_lookup of the first n keys while the classifier is one
+ * subtable holding one rule (sp_cls_sole): returns that rule, every key
+ * of *found matched it. NULL when the classifier is not that (any more):
+ * nothing was looked up. With one_port, every key has the in_port of the
+ * first (a received burst's), and a rule on in_port alone is compared
+ * once. Lock-free, like sp_cls_lookup. */
+const struct sp_rule *sp_cls_lookup_sole(const struct sp_cls *cls,
+                                         const struct sp_flow_key *keys,
+                                         uint32_t n, bool one_port,
+                                         uint32_t *found);
+
 #endif /* SP_CLASSIFIER_H */

@@ -734,6 +734,17 @@ sp_actions_to_controller(const struct sp_actions *actions)
 }
 
 uint32_t
+sp_actions_output_only(const struct sp_actions *actions)
+{
+    const struct sp_step *s = &actions->steps[0];
+
+    return !actions->drop && actions->last_output == 0 &&
+                   actions->headroom == 0 && s->type == SP_STEP_OUTPUT
+               ? s->port
+               : 0;
+}
+
+uint32_t
 sp_actions_headroom(const struct sp_actions *actions)
 {
     return actions->headroom;

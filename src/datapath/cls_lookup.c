@@ -62,14 +62,16 @@ sp_cls_halve_hits(struct sp_cls_subtable *st)
 
 /* The keys of 'todo' a subtable's one rule matches, as its kernel finds
  * them but with no hash and no bucket: each key masked and compared with
- * the rule's in the blocks the mask uses. */
+ * the rule's in the blocks the mask uses. Every key up to the last of
+ * 'todo' is compared, without a branch, and the others left out after:
+ * the keys below n are all set. */
 static uint32_t
-sole_lookup(const struct sp_cls_subtable *st, const struct sp_rule *rule,
-            const struct sp_flow_key *keys, uint32_t todo,
-            const struct sp_rule **got)
+sole_match(const struct sp_cls_subtable *st, const struct sp_rule *rule,
+           const struct sp_flow_key *keys, uint32_t todo)
 {
     uint64_t mask[SP_FLOW_KEY_BLOCKS], want[SP_FLOW_KEY_BLOCKS];
     unsigned block[SP_FLOW_KEY_BLOCKS], n_blocks = 0;
+    unsigned end = todo ? 32 - (unsigned)__builtin_clz(todo) : 0;
     uint32_t hit = 0;
 
     for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
@@ -79,17 +81,35 @@ sole_lookup(const struct sp_cls_subtable *st, const struct sp_rule *rule,
             want[n_blocks++] = rule->match.key.blocks[b];
         }
     }
-    for (uint32_t p = todo; p; p &= p - 1) {
-        unsigned i = (unsigned)__builtin_ctz(p);
+    if (n_blocks == 1) { /* in_port, or an EtherType: the common rules */
+        for (unsigned i = 0; i < end; i++) {
+            uint64_t differ = (keys[i].blocks[block[0]] & mask[0]) ^ want[0];
+
+            hit |= (uint32_t)!differ << i;
+        }
+        return hit & todo;
+    }
+    for (unsigned i = 0; i < end; i++) {
         uint64_t differ = 0;
 
         for (unsigned k = 0; k < n_blocks; k++) {
             differ |= (keys[i].blocks[block[k]] & mask[k]) ^ want[k];
         }
-        if (!differ) {
-            got[i] = rule;
-            hit |= UINT32_C(1) << i;
-        }
+        hit |= (uint32_t)!differ << i;
+    }
+    return hit & todo;
+}
+
+/* sole_match, with got[i] set for every key it matched. */
+static uint32_t
+sole_lookup(const struct sp_cls_subtable *st, const struct sp_rule *rule,
+            const struct sp_flow_key *keys, uint32_t todo,
+            const struct sp_rule **got)
+{
+    uint32_t hit = sole_match(st, rule, keys, todo);
+
+    for (uint32_t p = hit; p; p &= p - 1) {
+        got[__builtin_ctz(p)] = rule;
     }
     return hit;
 }
@@ -100,6 +120,41 @@ sp_cls_sole(const struct sp_cls *cls)
     const struct sp_cls_order *o = rcu_dereference(cls->order);
 
     return o->n == 1 && __atomic_load_n(&o->e[0].st->sole, __ATOMIC_ACQUIRE);
+}
+
+/* Whether a subtable's mask is in_port's alone. */
+static bool
+in_port_only(const struct sp_cls_subtable *st)
+{
+    static const struct sp_flow_key mask = {.in_port = UINT16_MAX};
+    unsigned b = SP_KEY_OFS(in_port) / sizeof mask.blocks[0];
+
+    return st->block_map == 1u << b && st->mask.blocks[b] == mask.blocks[b];
+}
+
+const struct sp_rule *
+sp_cls_lookup_sole(const struct sp_cls *cls, const struct sp_flow_key *keys,
+                   uint32_t n, bool one_port, uint32_t *found)
+{
+    const struct sp_cls_order *o = rcu_dereference(cls->order);
+    struct sp_cls_subtable *st = o->n == 1 ? o->e[0].st : NULL;
+    const struct sp_rule *sole =
+        st ? __atomic_load_n(&st->sole, __ATOMIC_ACQUIRE) : NULL;
+    uint32_t all = sp_batch_lanes(n);
+
+    if (!sole) {
+        return NULL;
+    }
+    if (n && one_port && in_port_only(st)) {
+        *found = keys[0].in_port == sole->match.key.in_port ? all : 0;
+    } else {
+        *found = sole_match(st, sole, keys, all);
+    }
+    if (*found) {
+        count_hits(st, hit_stripe(),
+                   *found == all ? n : (uint64_t)__builtin_popcount(*found));
+    }
+    return sole;
 }
 
 uint32_t

@@ -105,8 +105,6 @@ struct pmd {
     bool cls_sole;
     uint64_t cls_gen;
     struct sp_random rng;
-    struct sp_action_ctx actions;
-    struct sp_tx_batch tx[SP_DP_MAX_PORTS + 1]; /* by port number */
     unsigned in_port; /* counters' index of the current burst's port */
     /* The rule whose packets run now when its actions output to the
      * controller (NULL: a PACKET_OUT's), and whether this burst queued
@@ -116,28 +114,32 @@ struct pmd {
     struct sp_spsc packet_in;
     uint64_t burst_tsc; /* when it was received */
     uint32_t n_copies;
-    struct sp_packet copies[MAX_COPIES];
     /* The last burst's rule counts, added after the next receive, by
      * when the prefetched counter lines have arrived (see flush_counts). */
     uint32_t n_runs;
     uint64_t runs_tsc;
     struct rule_run runs[SP_BATCH_MAX];
-    struct sp_packet table[SP_BATCH_MAX]; /* PACKET_OUTs to the rules */
+    /* The profile: whether this poll times stages (read once per poll),
+     * the TSC where the current stage began, the counters and their
+     * baseline (perf_base, as below). */
+    bool profiling;
+    uint64_t stamp;
+    struct sp_dp_pmd_perf perf;
+    struct sp_action_ctx actions;
     struct sp_dp_pmd_stats stats;
     struct port_counters ports[SP_DP_MAX_PORTS + 1];
+    struct sp_tx_batch tx[SP_DP_MAX_PORTS + 1]; /* by port number */
     /* The counters at the last clear, taken by the PMD itself between
      * bursts, so that what is reported always balances. */
     uint64_t clear_seen;
     struct sp_dp_pmd_stats stats_base;
     struct port_counters ports_base[SP_DP_MAX_PORTS + 1];
-    /* The profile: whether this poll times stages (read once per poll),
-     * the TSC where the current stage began, the counters and their
-     * baseline as above. */
-    bool profiling;
-    uint64_t stamp;
-    struct sp_dp_pmd_perf perf;
     uint64_t perf_clear_seen;
     struct sp_dp_pmd_perf perf_base;
+    /* What a burst uses is above, on as few pages as can be: the copies
+     * outputs make (32 KB) and PACKET_OUTs to the rules come last. */
+    struct sp_packet copies[MAX_COPIES];
+    struct sp_packet table[SP_BATCH_MAX];
 };
 
 struct sp_dp {
@@ -239,18 +241,26 @@ stage_end(struct pmd *pmd, enum sp_dp_stage stage)
     }
 }
 
+/* Sends count packets to a port, counts those it took and refused. */
+static void
+send_port(struct pmd *pmd, uint32_t port, struct sp_packet *const *pkts,
+          uint32_t count)
+{
+    uint32_t sent = pmd->dp->io->tx(port, pmd->index, pkts, count);
+
+    bump(&pmd->ports[port].tx, sent);
+    bump(&pmd->ports[port].drops[SP_DP_DROP_TX_REFUSED], count - sent);
+}
+
 static void
 flush_port(struct pmd *pmd, uint32_t port)
 {
     struct sp_tx_batch *b = &pmd->tx[port];
-    uint32_t sent;
 
     if (!b->count) {
         return;
     }
-    sent = pmd->dp->io->tx(port, pmd->index, b->pkts, b->count);
-    bump(&pmd->ports[port].tx, sent);
-    bump(&pmd->ports[port].drops[SP_DP_DROP_TX_REFUSED], b->count - sent);
+    send_port(pmd, port, b->pkts, b->count);
     b->count = 0;
 }
 
@@ -396,6 +406,34 @@ emc_account(struct pmd *pmd, uint32_t n, uint32_t hits)
     }
 }
 
+/* The packets of 'lanes' among a burst's first n: n when that is all of
+ * them, without a call to libgcc's popcount (the datapath is built for
+ * CPUs that may lack POPCNT). */
+static inline uint32_t
+count_lanes(uint32_t lanes, uint32_t n)
+{
+    return lanes == sp_batch_lanes(n) ? n
+           : lanes                    ? (uint32_t)__builtin_popcount(lanes)
+                                      : 0;
+}
+
+/* Runs a received burst whose packets all go by one list. A list that
+ * only outputs to another port than theirs, whose batch is empty, sends
+ * the burst there as it is, as executing and the burst's end would. */
+static void
+execute_burst(struct pmd *pmd, const struct sp_actions *list,
+              struct sp_packet *const *ptrs, uint32_t n)
+{
+    uint32_t port = sp_actions_output_only(list);
+
+    if (port && port < pmd->actions.n_ports && pmd->actions.in_port &&
+        port != pmd->actions.in_port && !pmd->tx[port].count) {
+        send_port(pmd, port, ptrs, n);
+        return;
+    }
+    sp_actions_execute(list, ptrs, n, &pmd->actions);
+}
+
 /* Tells the channel's thread that packets wait for it. */
 static void
 packet_in_notify(struct pmd *pmd)
@@ -406,30 +444,40 @@ packet_in_notify(struct pmd *pmd)
     }
 }
 
-/* One received burst, from one port, through the whole pipeline; pkts
- * has room for SP_BATCH_MAX (the pointers to all of them are set, so
- * that the compiler sees the kernel's argument written whatever n). */
+/* Points ptrs[i] at pkts[i] for a burst's room, once for as long as the
+ * arrays are used: all of them, so that the compiler sees the kernels'
+ * argument written whatever a burst's size. */
 static void
-process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
+point_at(struct sp_packet *pkts, struct sp_packet **ptrs)
 {
-    struct sp_packet *ptrs[SP_BATCH_MAX];
+    for (uint32_t i = 0; i < SP_BATCH_MAX; i++) {
+        ptrs[i] = &pkts[i];
+    }
+}
+
+/* One received burst, from one port, through the whole pipeline; ptrs
+ * point at pkts (point_at). */
+static void
+process_burst(struct pmd *pmd, struct sp_packet *pkts, struct sp_packet **ptrs,
+              uint32_t n)
+{
     struct sp_flow_key keys[SP_BATCH_MAX];
     uint32_t hashes[SP_BATCH_MAX];
     const struct sp_rule *rules[SP_BATCH_MAX];
     const struct sp_actions *actions[SP_BATCH_MAX];
+    const struct sp_rule *sole = NULL;
     uint32_t found, unmatched, emc_hits, pending;
-    uint32_t parse_errors = 0, groups = 0, n_runs = 0;
+    uint32_t parse_errors = 0, bytes = 0, groups = 0, n_runs = 0;
     struct rule_run *runs = pmd->runs, run = {NULL, 0, 0};
     const struct sp_actions *run_list = NULL, *first_list = NULL;
     bool lists_differ = false;
     uint64_t gen;
 
-    for (uint32_t i = 0; i < SP_BATCH_MAX; i++) {
-        ptrs[i] = &pkts[i];
-    }
     SP_KERNEL(mfex)(ptrs, n, keys);
+    /* And the burst's bytes, which a rule that takes it all counts. */
     for (uint32_t i = 0; i < n; i++) {
         parse_errors += pkts[i].status != SP_MFEX_OK;
+        bytes += pkts[i].len;
     }
     stage_end(pmd, SP_DP_STAGE_PARSE);
     if (emc_probes(pmd)) {
@@ -441,7 +489,7 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
         for (pending = emc_hits; pending; pending &= pending - 1) {
             __builtin_prefetch(&rules[__builtin_ctz(pending)]->actions);
         }
-        emc_account(pmd, n, (uint32_t)__builtin_popcount(emc_hits));
+        emc_account(pmd, n, count_lanes(emc_hits, n));
         stage_end(pmd, SP_DP_STAGE_EMC);
         found =
             emc_hits | sp_emc_cls_misses(&pmd->emc, pmd->dp->cls, gen, keys, n,
@@ -450,30 +498,59 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
         emc_hits = 0;
         bump(&pmd->stats.emc_bypassed, pmd->emc.n_buckets ? n : 0);
         stage_end(pmd, SP_DP_STAGE_EMC);
-        found = sp_cls_lookup(pmd->dp->cls, keys, n, sp_batch_lanes(n), rules);
+        /* A received burst's packets came in on one port (the actions'
+         * in_port); PACKET_OUTs to the rules may differ. */
+        sole = pmd->cls_sole
+                   ? sp_cls_lookup_sole(pmd->dp->cls, keys, n,
+                                        pmd->actions.in_port != 0, &found)
+                   : NULL;
+        if (!sole) {
+            found =
+                sp_cls_lookup(pmd->dp->cls, keys, n, sp_batch_lanes(n), rules);
+        }
     }
     stage_end(pmd, SP_DP_STAGE_CLASSIFIER);
     bump(&pmd->stats.packets, n);
     bump(&pmd->stats.batches, 1);
     bump(&pmd->stats.parse_errors, parse_errors);
-    bump(&pmd->stats.emc_hits, (uint64_t)__builtin_popcount(emc_hits));
-    bump(&pmd->stats.classifier_hits,
-         (uint64_t)__builtin_popcount(found & ~emc_hits));
+    bump(&pmd->stats.emc_hits, count_lanes(emc_hits, n));
+    bump(&pmd->stats.classifier_hits, count_lanes(found & ~emc_hits, n));
     unmatched = sp_batch_lanes(n) & ~found;
-    bump(&pmd->stats.misses, (uint64_t)__builtin_popcount(unmatched));
+    bump(&pmd->stats.misses, count_lanes(unmatched, n));
 
     /* Packets that matched no rule. */
     for (pending = unmatched; pending; pending &= pending - 1) {
         pmd->dp->io->free(ptrs[__builtin_ctz(pending)]);
     }
     bump(&pmd->ports[pmd->in_port].drops[SP_DP_DROP_NO_MATCH],
-         (uint64_t)__builtin_popcount(unmatched));
+         count_lanes(unmatched, n));
+
+    /* One rule: one run, one list, no look at each packet's rule; the
+     * loops below get its rule and list per packet only where they
+     * group the packets one by one. */
+    if (sole && found) {
+        run = (struct rule_run){sole, count_lanes(found, n),
+                                found == sp_batch_lanes(n) ? bytes : 0};
+        for (pending = found == sp_batch_lanes(n) ? 0 : found; pending;
+             pending &= pending - 1) {
+            run.bytes += pkts[__builtin_ctz(pending)].len;
+        }
+        first_list = rule_actions(sole);
+        __builtin_prefetch((struct flow_line *)sole->aux + pmd->index, 1);
+        if (found != sp_batch_lanes(n) ||
+            sp_actions_to_controller(first_list)) {
+            for (pending = found; pending; pending &= pending - 1) {
+                rules[__builtin_ctz(pending)] = sole;
+                actions[__builtin_ctz(pending)] = first_list;
+            }
+        }
+    }
 
     /* Rule counters, one add per run of packets of one rule, made after
      * the next receive (flush_counts); their lines are prefetched now. The
      * current run is kept in locals, stored when the next one starts; a
      * rule's list is read once per run. */
-    for (pending = found; pending; pending &= pending - 1) {
+    for (pending = sole ? 0 : found; pending; pending &= pending - 1) {
         unsigned i = (unsigned)__builtin_ctz(pending);
 
         if (rules[i] != run.rule) {
@@ -502,7 +579,7 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, uint32_t n)
     if (found == sp_batch_lanes(n) && !lists_differ &&
         !sp_actions_to_controller(first_list)) {
         pmd->rule = NULL;
-        sp_actions_execute(first_list, ptrs, n, &pmd->actions);
+        execute_burst(pmd, first_list, ptrs, n);
         groups++;
         pending = 0;
     }
@@ -546,7 +623,7 @@ port_index(const struct sp_dp *dp, unsigned in_port)
 static void
 run_packet_outs(struct pmd *pmd)
 {
-    struct sp_packet *table = pmd->table;
+    struct sp_packet *table = pmd->table, *ptrs[SP_BATCH_MAX];
     struct packet_out *po;
     bool profiling = pmd->profiling;
     uint32_t n_table = 0;
@@ -555,6 +632,7 @@ run_packet_outs(struct pmd *pmd)
      * look at each packet's in_port. */
     pmd->profiling = false;
     pmd->actions.in_port = 0;
+    point_at(table, ptrs);
     for (unsigned n = 0;
          n < SP_BATCH_MAX && (po = sp_spsc_peek(&pmd->dp->packet_out)); n++) {
         struct sp_packet pkt = po->pkt, *ptr = &pkt;
@@ -562,7 +640,7 @@ run_packet_outs(struct pmd *pmd)
 
         if (n_table && (po->actions || index != pmd->in_port)) {
             flush_counts(pmd); /* process_burst reuses pmd->runs */
-            process_burst(pmd, table, n_table);
+            process_burst(pmd, table, ptrs, n_table);
             n_table = 0;
         }
         pmd->in_port = index;
@@ -578,7 +656,7 @@ run_packet_outs(struct pmd *pmd)
     }
     if (n_table) {
         flush_counts(pmd);
-        process_burst(pmd, table, n_table);
+        process_burst(pmd, table, ptrs, n_table);
     }
     pmd->profiling = profiling;
     packet_in_notify(pmd);
@@ -603,27 +681,42 @@ sp_dp_queue_pmd(const struct sp_dp_config *config, unsigned port,
     return ((port - 1) * config->n_rxq + queue) % config->n_pmds;
 }
 
+/* Steps a (port, queue) pair 'by' pairs on, queues counting up to n_rxq
+ * in each port: no division in the poll loop. */
+static inline void
+next_pair(unsigned *port, unsigned *queue, unsigned by, unsigned n_rxq)
+{
+    for (*queue += by; *queue >= n_rxq; *queue -= n_rxq) {
+        (*port)++;
+    }
+}
+
 int
 sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
 {
     struct pmd *pmd = dp->pmds[index];
     const struct sp_io_ops *io = dp->io;
-    unsigned n_queues = dp->config.n_ports * dp->config.n_rxq;
-    struct sp_packet pkts[SP_BATCH_MAX];
+    unsigned n_rxq = dp->config.n_rxq, n_pmds = dp->config.n_pmds;
+    unsigned n_queues = dp->config.n_ports * n_rxq;
+    unsigned first_port = index / n_rxq + 1, first_queue = index % n_rxq;
+    struct sp_packet pkts[SP_BATCH_MAX], *ptrs[SP_BATCH_MAX];
     struct sp_rx_drops lost = {0};
 
+    point_at(pkts, ptrs);
     rcu_register_thread();
     __atomic_add_fetch(&dp->running_pmds, 1, __ATOMIC_ACQ_REL);
     while (!__atomic_load_n(&dp->stop, __ATOMIC_ACQUIRE)) {
+        unsigned port = first_port, queue = first_queue;
+
         take_clear(pmd);
         pmd->profiling = __atomic_load_n(&dp->profile, __ATOMIC_RELAXED);
         /* The (port, queue) pairs i with i % n_pmds == index are ours
-         * (sp_dp_queue_pmd). */
-        for (unsigned q = index; q < n_queues; q += dp->config.n_pmds) {
-            unsigned port = q / dp->config.n_rxq + 1;
+         * (sp_dp_queue_pmd): pair i is queue i % n_rxq of port
+         * i / n_rxq + 1. */
+        for (unsigned q = index; q < n_queues;
+             q += n_pmds, next_pair(&port, &queue, n_pmds, n_rxq)) {
             uint64_t start = io->tsc();
-            uint32_t n =
-                io->rx(port, q % dp->config.n_rxq, pkts, SP_BATCH_MAX, &lost);
+            uint32_t n = io->rx(port, queue, pkts, SP_BATCH_MAX, &lost);
 
             if (n) {
                 pmd->burst_tsc = start;
@@ -650,7 +743,7 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
                 pmd->in_port = port;
                 pmd->actions.in_port = port; /* rx gives it to each */
                 bump(&pmd->ports[port].rx, n);
-                process_burst(pmd, pkts, n);
+                process_burst(pmd, pkts, ptrs, n);
                 packet_in_notify(pmd);
                 /* Profiled, the burst ends where its last stage did. */
                 end = pmd->profiling ? pmd->stamp : io->tsc();

@@ -73,6 +73,18 @@ sp_ipv4_apply_l4(uint8_t *csum, int udp, uint32_t delta)
     }
 }
 
+/* The L4 checksum sp_ipv4_apply_l4 would leave, from its value 'old' read
+ * before: for a variant that stores the header first with a wide store
+ * covering these bytes too, after which a load of them would wait for the
+ * store to complete. */
+static inline uint16_t
+sp_ipv4_l4_updated(uint16_t old, int udp, uint32_t delta)
+{
+    uint16_t csum = sp_csum_update(old, delta);
+
+    return !udp ? csum : !old ? 0 : csum ? csum : 0xffff;
+}
+
 /* Sets the masked bits of the byte at 'ofs' ('dec' subtracts 1 first) and
  * updates the header checksum for its word: the specification's step for
  * the TOS or the TTL (src/scalar/ipv4_rewrite.c). */

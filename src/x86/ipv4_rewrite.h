@@ -66,6 +66,29 @@ sp_ipv4_rewrite_addrs_only(struct sp_packet *const *pkts, uint32_t n,
     return 0; /* no dec_ttl, nothing expires */
 }
 
+/* A set that touches neither address changes the TOS byte (1) and the
+ * TTL byte (8) at most: done in general-purpose registers, with the
+ * image's value, mask and decrement, and the header checksum updated with
+ * the differences of the words as the vector code sums them (host-order
+ * words: TOS is the high byte of its word, TTL the low one of its). The
+ * vector's round trip is longer, for lanes mostly unchanged. */
+static inline void
+sp_ipv4_rewrite_tos_ttl(uint8_t *ip, const struct sp_ipv4_image *im)
+{
+    unsigned ttl_ofs = SP_IPV4_TTL_OFS;
+    uint8_t tos = ip[1], ttl = ip[ttl_ofs];
+    uint8_t new_tos = (uint8_t)((tos & ~im->mask[1]) | im->value[1]);
+    uint8_t new_ttl =
+        (uint8_t)(((ttl + im->dec[ttl_ofs]) & ~im->mask[ttl_ofs]) |
+                  im->value[ttl_ofs]);
+    int32_t diff = (new_tos - tos) * 256 + (new_ttl - ttl);
+
+    sp_csum_update_at(ip + SP_IPV4_CSUM_OFS,
+                      sp_ipv4_delta(im->hdr_words, diff));
+    ip[1] = new_tos;
+    ip[ttl_ofs] = new_ttl;
+}
+
 static inline __attribute__((always_inline)) uint32_t
 sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
                     const struct sp_ipv4_set *set, sp_ipv4_load_fn *load,
@@ -100,15 +123,23 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
         uint8_t *l4_csum;
         int udp = 0;
         int32_t l4_diff;
+        uint16_t l4_old;
         __m256i old, new, diffs;
         __m128i lo, hi;
 
         if (!ip) {
             continue;
         }
-        /* Found before the header store: a narrow load of just-stored
-         * bytes would wait for store forwarding to fail. */
+        if (!addrs) {
+            sp_ipv4_rewrite_tos_ttl(ip, &im);
+            continue;
+        }
+        /* Found and read before the header store: a narrow load of
+         * just-stored bytes would wait for store forwarding to fail, and
+         * one of bytes the AVX-512 masked store only covers (it is 32
+         * bytes wide) for that store to complete. */
         l4_csum = addrs ? sp_ipv4_l4_csum(pkts[i], ip, hlen, &udp) : NULL;
+        l4_old = l4_csum ? sp_load16(l4_csum) : 0;
         old = load(ip);
         new = _mm256_or_si256(
             _mm256_andnot_si256(mask, _mm256_add_epi8(old, dec)), value);
@@ -127,7 +158,11 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
               sp_csum_update(
                   sp_load16(ip + SP_IPV4_CSUM_OFS),
                   sp_ipv4_delta(im.hdr_words, _mm_cvtsi128_si32(lo))));
-        sp_ipv4_apply_l4(l4_csum, udp, sp_ipv4_delta(im.l4_words, l4_diff));
+        if (l4_csum) {
+            sp_store16(l4_csum,
+                       sp_ipv4_l4_updated(
+                           l4_old, udp, sp_ipv4_delta(im.l4_words, l4_diff)));
+        }
     }
     return expired;
 }
