@@ -1035,6 +1035,57 @@ test_emc_bypass(void **state)
     sp_sim_reset();
 }
 
+/* Frame i of count: even ones of one flow (source port 1000), odd ones
+ * each of a flow of its own: an EMC hits about half of them. */
+static void
+make_half_new_flows(unsigned count)
+{
+    make_udp_flows(count, 1);
+    for (unsigned i = 1; i < count; i += 2) {
+        uint8_t *f = (uint8_t *)inputs[i].bytes;
+
+        sp_test_put_be16(f + 34, (uint16_t)(1001 + i / 2));
+    }
+}
+
+/* With one subtable the classifier's lookup costs about what the EMC's
+ * does, so an EMC answering about half the packets is bypassed; with two
+ * it is kept. */
+static void
+test_emc_bypass_one_subtable(void **state)
+{
+    (void)state;
+    static const char *const one[] = {"udp,actions=output:2",
+                                      "priority=1,tcp,actions=output:3", NULL};
+    static const char *const two[] = {
+        "udp,actions=output:2", "priority=1,tcp,actions=output:3",
+        "priority=5,ip,nw_dst=10.9.9.9,actions=drop", NULL};
+
+    for (unsigned subtables = 1; subtables <= 2; subtables++) {
+        struct sp_dp *dp = make_dp(subtables == 1 ? one : two, 1);
+        struct sp_dp_pmd_stats stats;
+        struct sp_dp_port_stats p2;
+
+        sp_sim_reset();
+        make_half_new_flows(SP_SIM_MAX_FRAMES);
+        run_to_end(dp);
+        assert_conserved(dp);
+        sp_dp_pmd_stats(dp, 0, &stats);
+        sp_dp_port_stats(dp, 2, &p2);
+        assert_int_equal(p2.tx, SP_SIM_MAX_FRAMES);
+        assert_true(stats.emc_hits > 0);
+        if (subtables == 1) {
+            /* Looked up for the first window, then one burst in 16. */
+            assert_true(stats.emc_bypassed >= (SP_SIM_MAX_FRAMES - 8192) / 2);
+        } else {
+            assert_int_equal(stats.emc_bypassed, 0);
+        }
+        sp_dp_destroy(dp);
+    }
+    assert_int_equal(sp_sim.live_buffers, 0);
+    sp_sim_reset();
+}
+
 /* Waits until the PMD has taken at least n packets; returns its stats. */
 static struct sp_dp_pmd_stats
 stats_after(struct sp_dp *dp, uint64_t n)
@@ -1819,6 +1870,7 @@ main(void)
         cmocka_unit_test_teardown(test_profile, stop_left_pmd),
         cmocka_unit_test_teardown(test_equal_actions_one_group, stop_left_pmd),
         cmocka_unit_test_teardown(test_emc_bypass, stop_left_pmd),
+        cmocka_unit_test_teardown(test_emc_bypass_one_subtable, stop_left_pmd),
         cmocka_unit_test_teardown(test_emc_bypass_recovers, stop_left_pmd),
         cmocka_unit_test_teardown(test_emc_skipped_for_one_rule,
                                   stop_left_pmd),

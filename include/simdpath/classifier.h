@@ -143,6 +143,9 @@ uint64_t sp_cls_generation(const struct sp_cls *cls);
 /* Whether every lookup now is one rule's direct compare: one subtable,
  * holding one rule. As up to date as a generation read before it. */
 bool sp_cls_sole(const struct sp_cls *cls);
+/* How many subtables a lookup now searches, from an RCU reader (a PMD);
+ * as up to date as a generation read before it. */
+uint32_t sp_cls_subtables(const struct sp_cls *cls);
 
 /* Looks up the keys of 'todo' (bits of the first n <= SP_BATCH_MAX keys)
  * through the classifier kernel. Returns the keys that matched; rules[i] is

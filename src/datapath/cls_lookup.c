@@ -122,6 +122,12 @@ sp_cls_sole(const struct sp_cls *cls)
     return o->n == 1 && __atomic_load_n(&o->e[0].st->sole, __ATOMIC_ACQUIRE);
 }
 
+uint32_t
+sp_cls_subtables(const struct sp_cls *cls)
+{
+    return rcu_dereference(cls->order)->n;
+}
+
 /* Whether a subtable's mask is in_port's alone. */
 static bool
 in_port_only(const struct sp_cls_subtable *st)

@@ -37,15 +37,19 @@
  * last of up to this many outputs, as many as a FLOOD to every port has. */
 #define MAX_COPIES (SP_BATCH_MAX * SP_DP_MAX_PORTS)
 
-/* The EMC is bypassed while it answers fewer than 1 lookup in
- * EMC_BYPASS_HITS: a working set far larger than the cache rarely hits,
- * and each packet would pay a hash and a probe for nothing. A decision
- * takes EMC_WINDOW looked-up packets; bypassed, one burst in EMC_SAMPLE
- * still looks up and inserts (every miss), so that a working set which
- * fits turns the cache back on. */
-#define EMC_WINDOW      8192
-#define EMC_BYPASS_HITS 8
-#define EMC_SAMPLE      16
+/* The EMC is bypassed while it answers fewer than EMC_BYPASS_EIGHTHS
+ * lookups in 8: a working set far larger than the cache rarely hits,
+ * and each packet would pay a hash and a probe for nothing. With one
+ * subtable the classifier's lookup is itself one hash and one probe, so
+ * the cache pays only while nearly every packet hits it
+ * (EMC_BYPASS_EIGHTHS_ONE). A decision takes EMC_WINDOW looked-up
+ * packets; bypassed, one burst in EMC_SAMPLE still looks up and inserts
+ * (every miss), so that a working set which fits turns the cache back
+ * on. */
+#define EMC_WINDOW             8192
+#define EMC_BYPASS_EIGHTHS     1
+#define EMC_BYPASS_EIGHTHS_ONE 7
+#define EMC_SAMPLE             16
 
 /* Counters written by one PMD thread only and read by others: relaxed
  * atomic loads and stores, no read-modify-write. */
@@ -103,6 +107,7 @@ struct pmd {
      * less than a hash and a probe: then no burst looks up the EMC. Read
      * again at each new generation. */
     bool cls_sole;
+    bool cls_one_subtable; /* the bypass's threshold, EMC_BYPASS_EIGHTHS */
     uint64_t cls_gen;
     struct sp_random rng;
     unsigned in_port; /* counters' index of the current burst's port */
@@ -382,6 +387,7 @@ emc_probes(struct pmd *pmd)
     if (gen != pmd->cls_gen) {
         pmd->cls_gen = gen;
         pmd->cls_sole = sp_cls_sole(pmd->dp->cls);
+        pmd->cls_one_subtable = sp_cls_subtables(pmd->dp->cls) == 1;
     }
     return pmd->emc.n_buckets && !pmd->cls_sole &&
            (!pmd->emc_bypass || ++pmd->emc_bursts % EMC_SAMPLE == 0);
@@ -395,8 +401,10 @@ emc_account(struct pmd *pmd, uint32_t n, uint32_t hits)
     pmd->emc_window += n;
     pmd->emc_window_hits += hits;
     if (pmd->emc_window >= EMC_WINDOW) {
-        pmd->emc_bypass =
-            pmd->emc_window_hits * EMC_BYPASS_HITS < pmd->emc_window;
+        unsigned eighths = pmd->cls_one_subtable ? EMC_BYPASS_EIGHTHS_ONE
+                                                 : EMC_BYPASS_EIGHTHS;
+
+        pmd->emc_bypass = pmd->emc_window_hits * 8 < pmd->emc_window * eighths;
         pmd->emc_window = pmd->emc_window_hits = 0;
         /* Bypassed, the bursts that look up insert every miss: a cache
          * emptied by a rule change, or still cold, then fills in about as
