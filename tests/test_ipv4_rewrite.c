@@ -6,6 +6,7 @@
  * TCP/UDP checksum equals a full recomputation written here, independent
  * of the incremental code. Frames end right before an inaccessible page.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "simdpath/random.h"
@@ -338,6 +339,183 @@ test_dec_ttl(void **state)
     check_batch(frames, 4, &set);
 }
 
+/* Gives the header at ip (hlen bytes) the checksum 'csum' and keeps it
+ * valid, by its identification field. */
+static void
+set_header_csum(uint8_t *ip, uint32_t hlen, uint16_t csum)
+{
+    sp_test_put_be16(ip + 4, 0);
+    sp_test_put_be16(ip + 10, csum);
+    sp_test_put_be16(ip + 4,
+                     (uint16_t)~sp_test_fold_be(sp_test_sum_be(ip, hlen)));
+}
+
+/* The sets of the TTL alone: dec_ttl, a whole TTL, and parts of one. */
+static const struct sp_ipv4_set ttl_sets[] = {
+    {.dec_ttl = true},
+    {.ttl = 64, .ttl_mask = 0xff},
+    {.ttl = 0x80, .ttl_mask = 0xc0, .dec_ttl = true},
+    {.ttl = 0x5a, .ttl_mask = 0x0f},
+    {.ttl = 7, .ttl_mask = 0xff, .dec_ttl = true},
+};
+
+/* Batches of whole IPv4 headers of 20 bytes, with TTLs and header
+ * checksums at their edges, some spoiled so that a group of four holds
+ * one packet the rewrite must leave or take apart: one byte short or just
+ * the header, no L3, IHL 6 (whole or cut after 20 bytes) or 4, version 6,
+ * a TTL that expires. */
+static void
+test_ttl_edges(void **state)
+{
+    (void)state;
+    static const uint8_t ttls[] = {0, 1, 2, 3, 127, 128, 254, 255};
+    static const uint16_t csums[] = {0x0000, 0x0001, 0x00ff, 0x0100,
+                                     0x7fff, 0xfeff, 0xfffe, 0xffff};
+    static struct frame frames[SP_BATCH_MAX];
+    struct sp_random rng = {14};
+
+    for (int round = 0; round < 3000; round++) {
+        const struct sp_ipv4_set *set = &ttl_sets[round % 5];
+        uint32_t n = round % 3 ? SP_BATCH_MAX : 1 + round / 3 % SP_BATCH_MAX;
+
+        for (uint32_t i = 0; i < n; i++) {
+            struct frame *f = &frames[i];
+            uint8_t *ip;
+            uint32_t hlen = 20;
+
+            do {
+                build_frame(&rng, f, false);
+            } while (f->l3_ofs == SP_OFS_NONE || f->bytes[f->l3_ofs] != 0x45);
+            ip = f->bytes + f->l3_ofs;
+            ip[8] = sp_random_below(&rng, 2)
+                        ? ttls[sp_random_below(&rng, 8)]
+                        : (uint8_t)(2 + sp_random_below(&rng, 254));
+            switch (sp_random_below(&rng, 32)) {
+            case 0:
+                f->len = f->l3_ofs + 19u;
+                break;
+            case 1:
+                f->len = f->l3_ofs + 20u;
+                break;
+            case 2:
+                f->l3_ofs = SP_OFS_NONE;
+                break;
+            case 3:
+                ip[0] = 0x46;
+                hlen = 24;
+                f->l4_ofs = SP_OFS_NONE; /* not where the header says */
+                break;
+            case 4:
+                ip[0] = 0x44;
+                break;
+            case 5:
+                ip[0] = 0x65;
+                break;
+            case 6:
+                ip[0] = 0x46;
+                hlen = 24;
+                f->len = f->l3_ofs + 20 + sp_random_below(&rng, 4);
+                break;
+            default:
+                break;
+            }
+            set_header_csum(ip, hlen,
+                            sp_random_below(&rng, 2)
+                                ? csums[sp_random_below(&rng, 8)]
+                                : (uint16_t)sp_random_next(&rng));
+        }
+        check_batch(frames, n, set);
+    }
+}
+
+/* Offsets at the top of l3_ofs's range, in frames longer than 64 KiB:
+ * l3_ofs 0xfffe with its header ending the frame, and SP_OFS_NONE (no L3)
+ * before bytes that would be a header there, in groups of four with three
+ * plain headers. */
+static void
+test_ttl_large_offsets(void **state)
+{
+    (void)state;
+    enum { LEN = SP_OFS_NONE + 64 };
+    static const struct {
+        uint32_t len;
+        uint16_t l3_ofs;
+        bool rewritten;
+    } cases[] = {
+        {0xfffeu + 20, 0xfffe, true}, {0xfffeu + 19, 0xfffe, false},
+        {LEN, SP_OFS_NONE, false},    {0xffffu + 20, SP_OFS_NONE, false},
+        {0xfffdu + 20, 0xfffd, true},
+    };
+    struct sp_guarded bufs[4];
+    uint8_t *want = malloc(4 * LEN);
+
+    assert_non_null(want);
+    for (unsigned i = 0; i < 4; i++) {
+        sp_guarded_alloc(&bufs[i], LEN, 1);
+    }
+    for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (unsigned at = 0; at < 4; at++) {
+            const struct sp_ipv4_set *set = &ttl_sets[(c + at) % 5];
+            uint32_t want_expired = 0;
+
+            for (unsigned v = 0; v < sp_n_runnable; v++) {
+                struct sp_packet pkts[4], *ptrs[4];
+                uint32_t expired;
+
+                for (unsigned i = 0; i < 4; i++) {
+                    uint16_t l3 = i == at ? cases[c].l3_ofs : 14;
+                    /* Where the header is, or would be with no L3. */
+                    uint8_t *ip =
+                        bufs[i].data + (l3 == SP_OFS_NONE ? SP_OFS_NONE : l3);
+
+                    memset(bufs[i].data, 0x5a, LEN);
+                    memset(ip, 0, 20);
+                    ip[0] = 0x45;
+                    ip[8] = 100;
+                    set_header_csum(ip, 20, 0xfffe);
+                    pkts[i] = (struct sp_packet){
+                        .data = bufs[i].data,
+                        .len = i == at ? cases[c].len : 34,
+                        .l3_ofs = l3,
+                        .l4_ofs = SP_OFS_NONE,
+                    };
+                    ptrs[i] = &pkts[i];
+                }
+                expired = sp_runnable[v]->kernels->ipv4_rewrite(ptrs, 4, set);
+                for (unsigned i = 0; i < 4; i++) {
+                    sp_guarded_check(&bufs[i]);
+                }
+                if (v == 0) {
+                    const uint8_t *ip =
+                        bufs[at].data + (cases[c].l3_ofs == SP_OFS_NONE
+                                             ? SP_OFS_NONE
+                                             : cases[c].l3_ofs);
+
+                    assert_int_equal(expired, 0);
+                    assert_int_equal(ip[8] != 100, cases[c].rewritten);
+                    for (unsigned i = 0; i < 4; i++) {
+                        memcpy(want + i * LEN, bufs[i].data, LEN);
+                    }
+                    want_expired = expired;
+                    continue;
+                }
+                assert_int_equal(expired, want_expired);
+                for (unsigned i = 0; i < 4; i++) {
+                    if (memcmp(bufs[i].data, want + i * LEN, LEN)) {
+                        fail_msg("variant %s differs from scalar on packet "
+                                 "%u, case %u",
+                                 sp_runnable[v]->name, i, c);
+                    }
+                }
+            }
+        }
+    }
+    for (unsigned i = 0; i < 4; i++) {
+        sp_guarded_free(&bufs[i]);
+    }
+    free(want);
+}
+
 /* A known answer: 192.0.2.1 -> 198.51.100.2 TCP, every field set. */
 static void
 test_known_answer(void **state)
@@ -378,6 +556,8 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_answer),
         cmocka_unit_test(test_dec_ttl),
+        cmocka_unit_test(test_ttl_edges),
+        cmocka_unit_test(test_ttl_large_offsets),
         cmocka_unit_test(test_every_length),
         cmocka_unit_test(test_random),
     };

@@ -133,7 +133,10 @@ struct sp_ipv4_set {
  * header is there: fragment offset 0, protocol 6 with 20 bytes or 17 with
  * 8 bytes at l3_ofs + IHL * 4 inside the frame (l4_ofs is not used). A
  * UDP checksum of 0 (none) stays 0; a UDP result of 0 is sent as 0xffff.
- * Nothing outside those header bytes is read or written.
+ * Nothing outside those header bytes is read or written. The packets'
+ * bytes overlap neither one another nor the set, the sp_packet structs or
+ * the array (each packet has a buffer of its own): a variant may read
+ * several packets before it writes any.
  */
 typedef uint32_t sp_ipv4_rewrite_fn(struct sp_packet *const *pkts, uint32_t n,
                                     const struct sp_ipv4_set *set);
