@@ -38,4 +38,15 @@ sp_batch_lanes(uint32_t n)
     return n >= 32 ? UINT32_MAX : (UINT32_C(1) << n) - 1;
 }
 
+/* The packets of 'lanes' among a batch's first n: n when that is all of
+ * them, without a call to libgcc's popcount (the datapath is built for
+ * CPUs that may lack POPCNT). */
+static inline uint32_t
+sp_batch_count(uint32_t lanes, uint32_t n)
+{
+    return lanes == sp_batch_lanes(n) ? n
+           : lanes                    ? (uint32_t)__builtin_popcount(lanes)
+                                      : 0;
+}
+
 #endif /* SP_PACKET_H */

@@ -157,8 +157,7 @@ sp_cls_lookup_sole(const struct sp_cls *cls, const struct sp_flow_key *keys,
         *found = sole_match(st, sole, keys, all);
     }
     if (*found) {
-        count_hits(st, hit_stripe(),
-                   *found == all ? n : (uint64_t)__builtin_popcount(*found));
+        count_hits(st, hit_stripe(), sp_batch_count(*found, n));
     }
     return sole;
 }

@@ -414,17 +414,6 @@ emc_account(struct pmd *pmd, uint32_t n, uint32_t hits)
     }
 }
 
-/* The packets of 'lanes' among a burst's first n: n when that is all of
- * them, without a call to libgcc's popcount (the datapath is built for
- * CPUs that may lack POPCNT). */
-static inline uint32_t
-count_lanes(uint32_t lanes, uint32_t n)
-{
-    return lanes == sp_batch_lanes(n) ? n
-           : lanes                    ? (uint32_t)__builtin_popcount(lanes)
-                                      : 0;
-}
-
 /* Runs a received burst whose packets all go by one list. A list that
  * only outputs to another port than theirs, whose batch is empty, sends
  * the burst there as it is, as executing and the burst's end would. */
@@ -497,7 +486,7 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, struct sp_packet **ptrs,
         for (pending = emc_hits; pending; pending &= pending - 1) {
             __builtin_prefetch(&rules[__builtin_ctz(pending)]->actions);
         }
-        emc_account(pmd, n, count_lanes(emc_hits, n));
+        emc_account(pmd, n, sp_batch_count(emc_hits, n));
         stage_end(pmd, SP_DP_STAGE_EMC);
         found =
             emc_hits | sp_emc_cls_misses(&pmd->emc, pmd->dp->cls, gen, keys, n,
@@ -521,23 +510,23 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, struct sp_packet **ptrs,
     bump(&pmd->stats.packets, n);
     bump(&pmd->stats.batches, 1);
     bump(&pmd->stats.parse_errors, parse_errors);
-    bump(&pmd->stats.emc_hits, count_lanes(emc_hits, n));
-    bump(&pmd->stats.classifier_hits, count_lanes(found & ~emc_hits, n));
+    bump(&pmd->stats.emc_hits, sp_batch_count(emc_hits, n));
+    bump(&pmd->stats.classifier_hits, sp_batch_count(found & ~emc_hits, n));
     unmatched = sp_batch_lanes(n) & ~found;
-    bump(&pmd->stats.misses, count_lanes(unmatched, n));
+    bump(&pmd->stats.misses, sp_batch_count(unmatched, n));
 
     /* Packets that matched no rule. */
     for (pending = unmatched; pending; pending &= pending - 1) {
         pmd->dp->io->free(ptrs[__builtin_ctz(pending)]);
     }
     bump(&pmd->ports[pmd->in_port].drops[SP_DP_DROP_NO_MATCH],
-         count_lanes(unmatched, n));
+         sp_batch_count(unmatched, n));
 
     /* One rule: one run, one list, no look at each packet's rule; the
      * loops below get its rule and list per packet only where they
      * group the packets one by one. */
     if (sole && found) {
-        run = (struct rule_run){sole, count_lanes(found, n),
+        run = (struct rule_run){sole, sp_batch_count(found, n),
                                 found == sp_batch_lanes(n) ? bytes : 0};
         for (pending = found == sp_batch_lanes(n) ? 0 : found; pending;
              pending &= pending - 1) {
