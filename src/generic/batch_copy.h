@@ -3,7 +3,7 @@
  * The bit-scan loops of the batch_copy kernel: the scalar specification
  * (src/scalar/batch_copy.c) is the first, and the x86 SIMD variants run
  * the second, two bits per turn, for sparse selections, where a bit scan
- * beats a pass over every vector group (Arm's is src/neon/copy.h).
+ * beats a pass over every vector group (Arm's is in src/neon/batch_copy.c).
  * Caller in the datapath: output() in src/datapath/actions_execute.c,
  * through SP_KERNEL(batch_copy), appends a group of packets to a port's
  * transmit batch (sp_actions_execute, from process_burst).

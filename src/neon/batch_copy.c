@@ -2,14 +2,33 @@
 /*
  * Batch copy with NEON: a batch whose pointers are all selected (a whole
  * group to one port) is a plain copy, eight pointers per 64-byte
- * load/store pair; any other selection is the bit scan of copy.h, which
+ * load/store pair; any other selection is the bit scan below, which
  * takes fewer instructions per pointer than scalar's and than moving
  * pairs of pointers, as NEON has no compress (docs/perf/arm.md).
  */
+#include <arm_acle.h>
 #include <arm_neon.h>
 
 #include "dispatch/isa.h"
-#include "neon/copy.h"
+
+/* Appends src[i] for each bit i of 'pending' to dst, in order; returns the
+ * count. The selection is bit-reversed once, so that each pointer takes a
+ * clz and clearing the top bit (lsr, bics), one instruction fewer than the
+ * ctz (rbit, clz) and clearing the lowest (sub, ands) of scalar's
+ * sp_copy_selected; the count is how far dst moved, not a popcount. */
+static inline __attribute__((always_inline)) uint32_t
+copy_selected(void **dst, void *const *src, uint32_t pending)
+{
+    void **out = dst;
+
+    for (uint32_t rev = __rbit(pending); rev;) {
+        uint32_t i = (uint32_t)__builtin_clz(rev);
+
+        *out++ = src[i];
+        rev &= ~(UINT32_C(0x80000000) >> i);
+    }
+    return (uint32_t)(out - dst);
+}
 
 uint32_t
 sp_neon_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
@@ -18,7 +37,7 @@ sp_neon_batch_copy(void **dst, void *const *src, uint32_t n, uint32_t select)
     uint32_t pending = select & lanes, i = 0;
 
     if (pending != lanes || !n) {
-        return sp_arm_copy_selected(dst, src, pending);
+        return copy_selected(dst, src, pending);
     }
     for (; i + 8 <= n; i += 8) {
         vst1q_u64_x4((uint64_t *)(dst + i),
