@@ -156,23 +156,23 @@ sp_ipv4_rewritable(const struct sp_packet *pkt, bool dec_ttl, uint32_t i,
     return ip;
 }
 
-/* The specification's per-field step on every packet, for a set of the TTL
- * alone (no TOS, no address): the x86 variants' loop for such sets. The
- * set's fields are locals, as packet stores could alias *set. */
-static inline uint32_t
-sp_ipv4_rewrite_ttl(struct sp_packet *const *pkts, uint32_t n,
-                    const struct sp_ipv4_set *set)
+/* The specification's per-field step on every packet, for a set of one
+ * header byte alone: the TTL at 'ofs' (with dec_ttl, which expires
+ * packets) or the TOS. The SIMD variants' loop for such sets: the set's
+ * fields are arguments, where the specification reads them per packet
+ * (packet stores could alias *set). */
+static inline __attribute__((always_inline)) uint32_t
+sp_ipv4_rewrite_byte(struct sp_packet *const *pkts, uint32_t n, unsigned ofs,
+                     bool dec_ttl, uint8_t value, uint8_t mask)
 {
-    bool dec_ttl = set->dec_ttl;
-    uint8_t ttl = set->ttl, ttl_mask = set->ttl_mask;
     uint32_t expired = 0;
 
     for (uint32_t i = 0; i < n; i++) {
         uint32_t hlen;
         uint8_t *ip = sp_ipv4_rewritable(pkts[i], dec_ttl, i, &expired, &hlen);
 
-        if (ip && (ttl_mask || dec_ttl)) {
-            sp_ipv4_set_byte(ip, SP_IPV4_TTL_OFS, dec_ttl, ttl, ttl_mask);
+        if (ip && (mask || dec_ttl)) {
+            sp_ipv4_set_byte(ip, ofs, dec_ttl, value, mask);
         }
     }
     return expired;

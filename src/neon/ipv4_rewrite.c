@@ -217,22 +217,6 @@ rewrite_ttl(struct sp_packet *const *pkts, uint32_t n,
                                       keep, value);
 }
 
-/* A set of the TOS alone (nothing expires). */
-static uint32_t
-rewrite_tos(struct sp_packet *const *pkts, uint32_t n, uint8_t value,
-            uint8_t mask)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t hlen;
-        uint8_t *ip = sp_ipv4_header(pkts[i], &hlen);
-
-        if (ip) {
-            sp_ipv4_set_byte(ip, 1, 0, value, mask);
-        }
-    }
-    return 0;
-}
-
 uint32_t
 sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
                      const struct sp_ipv4_set *set)
@@ -250,7 +234,8 @@ sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
      * read once, not per packet as the specification must (stores to
      * packets may alias it). */
     if (!addrs && !set->tos_mask != !(set->ttl_mask || dec_ttl)) {
-        return set->tos_mask ? rewrite_tos(pkts, n, set->tos, set->tos_mask)
+        return set->tos_mask ? sp_ipv4_rewrite_byte(pkts, n, 1, false,
+                                                    set->tos, set->tos_mask)
                              : rewrite_ttl(pkts, n, set);
     }
     sp_ipv4_image_init(&im, set);

@@ -104,7 +104,8 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
      * checksum word: the per-field step beats whole-header vector work
      * (docs/perf/kernels.md). */
     if (!addrs && !set->tos_mask) {
-        return sp_ipv4_rewrite_ttl(pkts, n, set);
+        return sp_ipv4_rewrite_byte(pkts, n, SP_IPV4_TTL_OFS, dec_ttl,
+                                    set->ttl, set->ttl_mask);
     }
     sp_ipv4_image_init(&im, set);
     if (im.hdr_words == im.l4_words) {
