@@ -198,6 +198,9 @@ struct sp_of_error {
     uint16_t type, code;
     char why[160];
 };
+/* Fills err and returns -1. */
+int sp_of_fail(struct sp_of_error *err, uint16_t type, uint16_t code,
+               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* A decoded FLOW_MOD (table 0 or OFPTT_ALL for deletes). */
 struct sp_of_flow_mod {

@@ -406,16 +406,12 @@ add_rule(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
      * 1.3, 6.4): there is none when the delete fails. */
     sp_dp_flow_del(ch.dp, text, &e);
     if (sp_dp_flow_add(ch.dp, text, &e)) {
-        err->type = SP_OFPET_FLOW_MOD_FAILED;
-        err->code = SP_OFPFMFC_UNKNOWN;
-        snprintf(err->why, sizeof err->why, "%.150s", e.msg);
-        return -1;
+        return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,
+                          "%.150s", e.msg);
     }
     if (meta_set(fm)) {
-        err->type = SP_OFPET_FLOW_MOD_FAILED;
-        err->code = SP_OFPFMFC_TABLE_FULL;
-        snprintf(err->why, sizeof err->why, "out of memory");
-        return -1;
+        return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_TABLE_FULL,
+                          "out of memory");
     }
     return 0;
 }
@@ -437,10 +433,8 @@ modify_rule(const struct sp_of_flow *f, const struct sp_of_flow_mod *fm,
     rule_text(text, sizeof text, &f->match, f->priority, fm->actions);
     if (sp_dp_flow_mod(ch.dp, text, true, fm->flags & SP_OFPFF_RESET_COUNTS,
                        &modified, &e_dp)) {
-        err->type = SP_OFPET_FLOW_MOD_FAILED;
-        err->code = SP_OFPFMFC_UNKNOWN;
-        snprintf(err->why, sizeof err->why, "%.150s", e_dp.msg);
-        return -1;
+        return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,
+                          "%.150s", e_dp.msg);
     }
     if (e) {
         e->modified_ms = now_ms();
@@ -462,10 +456,8 @@ delete_selected(const struct sp_of_flow_mod *fm,
     }
     if (!reasons || delete_rules(flows, n, reasons)) {
         free(reasons);
-        err->type = SP_OFPET_FLOW_MOD_FAILED;
-        err->code = SP_OFPFMFC_UNKNOWN;
-        snprintf(err->why, sizeof err->why, "out of memory");
-        return -1;
+        return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,
+                          "out of memory");
     }
     free(reasons);
     return 0;
@@ -486,10 +478,8 @@ strict_flow_mod(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
     bool found;
 
     if (!f) {
-        err->type = SP_OFPET_FLOW_MOD_FAILED;
-        err->code = SP_OFPFMFC_UNKNOWN;
-        snprintf(err->why, sizeof err->why, "out of memory");
-        return -1;
+        return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,
+                          "out of memory");
     }
     sp_dp_flows_stats_exact(ch.dp, &fm->match, &priority, 1, &stats, &found);
     if (found) {
@@ -540,10 +530,8 @@ sw_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
         return strict_flow_mod(fm, err);
     }
     if (sw_flows(NULL, &flows, &n)) {
-        err->type = SP_OFPET_FLOW_MOD_FAILED;
-        err->code = SP_OFPFMFC_UNKNOWN;
-        snprintf(err->why, sizeof err->why, "out of memory");
-        return -1;
+        return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,
+                          "out of memory");
     }
     if (fm->command == SP_OFPFC_ADD) {
         for (size_t i = 0; i < n; i++) {
@@ -551,11 +539,9 @@ sw_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
                 overlaps(&flows[i].match, &fm->match) &&
                 memcmp(&flows[i].match, &fm->match, sizeof fm->match)) {
                 free(flows);
-                err->type = SP_OFPET_FLOW_MOD_FAILED;
-                err->code = SP_OFPFMFC_OVERLAP;
-                snprintf(err->why, sizeof err->why,
-                         "a rule of priority %u overlaps", fm->priority);
-                return -1;
+                return sp_of_fail(
+                    err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_OVERLAP,
+                    "a rule of priority %u overlaps", fm->priority);
             }
         }
         free(flows);
@@ -819,10 +805,8 @@ sw_packet_out(void *aux, const struct sp_of_packet_out *po,
     if (sp_dp_packet_out(ch.dp, po->data, (uint32_t)po->len,
                          dp_port(po->in_port), po->table ? NULL : po->actions,
                          &e)) {
-        err->type = SP_OFPET_BAD_REQUEST;
-        err->code = SP_OFPBRC_EPERM;
-        snprintf(err->why, sizeof err->why, "%.150s", e.msg);
-        return -1;
+        return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_EPERM, "%.150s",
+                          e.msg);
     }
     return 0;
 }

@@ -34,8 +34,4 @@ enum sp_of_oxm_ids {
 };
 int sp_of_put_oxm_ids(struct sp_of_buf *b, enum sp_of_oxm_ids which);
 
-/* Fills err and returns -1. */
-int sp_of_fail(struct sp_of_error *err, uint16_t type, uint16_t code,
-               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
 #endif /* SP_OPENFLOW_INTERNAL_H */
