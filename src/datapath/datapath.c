@@ -698,10 +698,15 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
     unsigned first_port = index / n_rxq + 1, first_queue = index % n_rxq;
     struct sp_packet pkts[SP_BATCH_MAX], *ptrs[SP_BATCH_MAX];
     struct sp_rx_drops lost = {0};
+    /* Where the last poll ended, which is where the next one starts: one
+     * TSC read per poll, and busy and idle cycles cover the whole loop
+     * (but PACKET_OUTs). */
+    uint64_t now;
 
     point_at(pkts, ptrs);
     rcu_register_thread();
     __atomic_add_fetch(&dp->running_pmds, 1, __ATOMIC_ACQ_REL);
+    now = io->tsc();
     while (!__atomic_load_n(&dp->stop, __ATOMIC_ACQUIRE)) {
         unsigned port = first_port, queue = first_queue;
 
@@ -712,7 +717,7 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
          * i / n_rxq + 1. */
         for (unsigned q = index; q < n_queues;
              q += n_pmds, next_pair(&port, &queue, n_pmds, n_rxq)) {
-            uint64_t start = io->tsc();
+            uint64_t start = now;
             uint32_t n = io->rx(port, queue, pkts, SP_BATCH_MAX, &lost);
 
             if (n) {
@@ -735,32 +740,30 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
                 count_lost(pmd, port, &lost);
             }
             if (n) {
-                uint64_t end;
-
                 pmd->in_port = port;
                 pmd->actions.in_port = port; /* rx gives it to each */
                 bump(&pmd->ports[port].rx, n);
                 process_burst(pmd, pkts, ptrs, n);
                 packet_in_notify(pmd);
                 /* Profiled, the burst ends where its last stage did. */
-                end = pmd->profiling ? pmd->stamp : io->tsc();
-                bump(&pmd->stats.busy_cycles, end - start);
+                now = pmd->profiling ? pmd->stamp : io->tsc();
+                bump(&pmd->stats.busy_cycles, now - start);
                 if (pmd->profiling) {
-                    bump(&pmd->perf.busy_cycles, end - start);
+                    bump(&pmd->perf.busy_cycles, now - start);
                     bump(&pmd->perf.packets, n);
                     bump(&pmd->perf.batches, 1);
                 }
             } else {
-                uint64_t idle = io->tsc() - start;
-
-                bump(&pmd->stats.idle_cycles, idle);
+                now = io->tsc();
+                bump(&pmd->stats.idle_cycles, now - start);
                 if (pmd->profiling) {
-                    bump(&pmd->perf.idle_cycles, idle);
+                    bump(&pmd->perf.idle_cycles, now - start);
                 }
             }
         }
         if (index == 0 && sp_spsc_peek(&dp->packet_out)) {
             run_packet_outs(pmd);
+            now = io->tsc();
         }
         if (index >= n_queues) { /* no queue: holds no rule */
             rcu_quiescent_state();
