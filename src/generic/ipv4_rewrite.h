@@ -14,6 +14,7 @@
 #define SP_IPV4_REWRITE_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "common/csum.h"
 #include "common/proto.h"
@@ -87,17 +88,23 @@ sp_ipv4_l4_updated(uint16_t old, int udp, uint32_t delta)
 
 /* Sets the masked bits of the byte at 'ofs' ('dec' subtracts 1 first) and
  * updates the header checksum for its word: the specification's step for
- * the TOS or the TTL (src/scalar/ipv4_rewrite.c). */
+ * the TOS or the TTL (src/scalar/ipv4_rewrite.c). The new word is made in
+ * registers: loading it back after the byte store would wait for the
+ * store to complete (a wider load is not forwarded). */
 static inline void
 sp_ipv4_set_byte(uint8_t *ip, unsigned ofs, uint8_t dec, uint8_t value,
                  uint8_t mask)
 {
-    unsigned word = ofs & ~1u;
-    uint16_t old = sp_load16(ip + word);
+    uint8_t word[2];
+    uint16_t old;
 
-    ip[ofs] = (uint8_t)(((ip[ofs] - dec) & ~mask) | (value & mask));
+    memcpy(word, ip + (ofs & ~1u), sizeof word);
+    old = sp_load16(word);
+    word[ofs & 1] =
+        (uint8_t)(((word[ofs & 1] - dec) & ~mask) | (value & mask));
+    ip[ofs] = word[ofs & 1];
     sp_csum_update_at(ip + SP_IPV4_CSUM_OFS,
-                      sp_csum_delta16(old, sp_load16(ip + word)));
+                      sp_csum_delta16(old, sp_load16(word)));
 }
 
 /*
