@@ -32,6 +32,10 @@ sp_ipv4_header(const struct sp_packet *pkt, uint32_t *hlen)
         return NULL;
     }
     ip = pkt->data + l3;
+    if (ip[0] == 0x45) { /* no options: its 20 bytes were checked above */
+        *hlen = SP_IPV4_HDR_LEN;
+        return ip;
+    }
     *hlen = (ip[0] & 0x0fu) * 4;
     /* Version 4 and IHL 5..15 in one compare: 0x45..0x4f. */
     if ((uint8_t)(ip[0] - 0x45) > 0x0a || pkt->len - l3 < *hlen) {
