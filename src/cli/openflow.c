@@ -267,7 +267,7 @@ struct listing {
     bool failed;
 };
 
-static void
+static bool
 list_rule(void *aux, const struct sp_match *match, uint32_t priority,
           const struct sp_actions *actions,
           const struct sp_dp_flow_stats *stats)
@@ -277,7 +277,7 @@ list_rule(void *aux, const struct sp_match *match, uint32_t priority,
     struct meta *e;
 
     if (l->failed) {
-        return;
+        return false;
     }
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 256;
@@ -285,7 +285,7 @@ list_rule(void *aux, const struct sp_match *match, uint32_t priority,
 
         if (!grown) {
             l->failed = true;
-            return;
+            return false;
         }
         l->flows = grown;
         l->cap = cap;
@@ -309,6 +309,7 @@ list_rule(void *aux, const struct sp_match *match, uint32_t priority,
     f->packets = stats->packets;
     f->bytes = stats->bytes;
     f->idle_age = stats->idle_age;
+    return false;
 }
 
 /* Every rule of the datapath with its counters and what the meta table
