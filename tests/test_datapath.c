@@ -257,7 +257,7 @@ struct rule_counts {
     uint64_t arp_packets, arp_bytes;
 };
 
-static void
+static bool
 add_counts(void *aux, const struct sp_match *match, uint32_t priority,
            const struct sp_actions *actions, const struct sp_dp_flow_stats *s)
 {
@@ -271,6 +271,7 @@ add_counts(void *aux, const struct sp_match *match, uint32_t priority,
         c->arp_packets = s->packets;
         c->arp_bytes = s->bytes;
     }
+    return false;
 }
 
 /* Rules two by two with equal actions, which share one action list. */
@@ -337,6 +338,48 @@ test_foreach_counters(void **state)
         check_stats_exact(dp, &c);
         sp_dp_destroy(dp);
     }
+    sp_sim_reset();
+}
+
+/* Takes the rules of priority 30 out of a listing (sp_dp_flows_foreach
+ * deletes them). */
+static bool
+delete_prio_30(void *aux, const struct sp_match *match, uint32_t priority,
+               const struct sp_actions *actions,
+               const struct sp_dp_flow_stats *s)
+{
+    (void)match, (void)actions, (void)s;
+    ++*(unsigned *)aux;
+    return priority == 30;
+}
+
+/* A rule the listing's callback selects is deleted at once, the others
+ * are listed on and stay, in one walk: a loose delete needs no list of
+ * its own. */
+static void
+test_foreach_deletes(void **state)
+{
+    unsigned seen = 0;
+    struct rule_counts c = {0};
+    struct sp_dp *dp;
+    struct sp_match m[2];
+    uint32_t prio[2];
+    struct sp_dp_flow_stats st[2];
+    bool found[2];
+
+    (void)state;
+    sp_sim_reset();
+    dp = make_dp(sharing_rules, 1);
+    assert_int_equal(sp_dp_flows_foreach(dp, delete_prio_30, &seen), 0);
+    assert_int_equal(seen, 4);
+    assert_int_equal(sp_dp_flow_count(dp), 2);
+    assert_int_equal(sp_dp_flows_foreach(dp, add_counts, &c), 0);
+    assert_int_equal(c.rules, 2);
+    m[0] = sp_test_match("priority=30,in_port=1,arp", &prio[0]);
+    m[1] = sp_test_match("priority=20,in_port=1,udp", &prio[1]);
+    sp_dp_flows_stats_exact(dp, m, prio, 2, st, found);
+    assert_true(!found[0] && found[1]);
+    sp_dp_destroy(dp);
     sp_sim_reset();
 }
 
@@ -1855,6 +1898,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_forwarding, stop_left_pmd),
         cmocka_unit_test_teardown(test_foreach_counters, stop_left_pmd),
+        cmocka_unit_test_teardown(test_foreach_deletes, stop_left_pmd),
         cmocka_unit_test_teardown(test_identical_across_variants,
                                   stop_left_pmd),
         cmocka_unit_test_teardown(test_tx_refused_is_counted, stop_left_pmd),

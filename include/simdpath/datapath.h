@@ -190,10 +190,12 @@ struct sp_dp_flow_stats {
     uint64_t packets, bytes;
     double duration, idle_age;
 };
-/* Calls fn for every rule in precedence order, while no rule can be
- * deleted (fn must not add or delete rules); -1 on no memory. The OpenFlow
- * channel's listing, with each rule's counters. */
-typedef void sp_dp_flow_fn(void *aux, const struct sp_match *match,
+/* Calls fn for every rule in precedence order, while nothing else can
+ * delete one (fn must not add or delete rules itself); a rule for which fn
+ * returns true is deleted at once, as sp_dp_flows_del_exact would, so that
+ * a selection needs no memory of its own. -1 on no memory. The OpenFlow
+ * channel's listing and loose deletes, with each rule's counters. */
+typedef bool sp_dp_flow_fn(void *aux, const struct sp_match *match,
                            uint32_t priority, const struct sp_actions *actions,
                            const struct sp_dp_flow_stats *stats);
 int sp_dp_flows_foreach(struct sp_dp *dp, sp_dp_flow_fn *fn, void *aux);

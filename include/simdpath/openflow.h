@@ -265,6 +265,10 @@ struct sp_of_packet_in {
 typedef void sp_of_frame_match_fn(void *aux, const uint8_t *data, size_t len,
                                   uint32_t in_port, struct sp_match *m);
 
+/* Given each rule of a listing in turn: f is valid during the call only,
+ * and fn must not call the switch. */
+typedef void sp_of_flow_fn(void *ctx, const struct sp_of_flow *f);
+
 /* What the session asks the switch. Every callback is required but
  * frame_match and packet_out: without them PACKET_OUT is OFPBRC_BAD_TYPE,
  * as before simdpath had it. */
@@ -275,9 +279,9 @@ struct sp_of_switch {
     /* Applies a decoded FLOW_MOD; returns 0, or -1 with err filled. */
     int (*flow_mod)(void *aux, const struct sp_of_flow_mod *fm,
                     struct sp_of_error *err);
-    /* A snapshot of every rule, highest priority first, in a malloc'd
-     * array the session frees; -1 when out of memory. */
-    int (*flows)(void *aux, struct sp_of_flow **flows, size_t *n);
+    /* Calls fn for every rule, highest priority first, all read at one
+     * time; -1 when out of memory. */
+    int (*flows)(void *aux, sp_of_flow_fn *fn, void *ctx);
     void (*port)(void *aux, unsigned port, struct sp_of_port *out);
     void (*table)(void *aux, struct sp_of_table *out);
     sp_of_frame_match_fn *frame_match;
@@ -308,14 +312,9 @@ struct sp_of_session {
     bool closing; /* a fatal error was answered: close once sent */
     uint16_t config_flags, miss_send_len;
     struct sp_of_buf in, out;
-    /* A multipart reply in progress: FLOW or AGGREGATE over a snapshot. */
-    struct {
-        struct sp_of_flow *flows;
-        size_t n, next;
-        uint32_t xid;
-        uint16_t type;
-        struct sp_of_flow_mod filter; /* match, cookie, out_port */
-    } pending;
+    /* A FLOW reply's messages, encoded as the rules were listed, that
+     * wait for room in the output: the reply's bytes are all it holds. */
+    struct sp_of_reply_part *pending;
     uint64_t n_errors; /* errors answered */
 };
 

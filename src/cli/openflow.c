@@ -260,37 +260,27 @@ fill_from_meta(struct sp_of_flow *f, const struct timespec *now)
     }
 }
 
-struct listing {
-    struct sp_of_flow *flows;
-    size_t n, cap;
+/* A walk over every rule: each is given to fn as struct sp_of_flow, with
+ * its counters and what the meta table knows of it; a rule for which fn
+ * returns true is deleted (sp_dp_flows_foreach). */
+typedef bool rule_fn(void *ctx, const struct sp_of_flow *f);
+
+struct walk {
+    rule_fn *fn;
+    void *ctx;
     struct timespec now;
-    bool failed;
+    struct sp_of_flow f; /* the rule at hand, one at a time */
 };
 
-static void
-list_rule(void *aux, const struct sp_match *match, uint32_t priority,
+static bool
+walk_rule(void *aux, const struct sp_match *match, uint32_t priority,
           const struct sp_actions *actions,
           const struct sp_dp_flow_stats *stats)
 {
-    struct listing *l = aux;
-    struct sp_of_flow *f;
+    struct walk *w = aux;
+    struct sp_of_flow *f = &w->f;
     struct meta *e;
 
-    if (l->failed) {
-        return;
-    }
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 256;
-        struct sp_of_flow *grown = realloc(l->flows, cap * sizeof *grown);
-
-        if (!grown) {
-            l->failed = true;
-            return;
-        }
-        l->flows = grown;
-        l->cap = cap;
-    }
-    f = &l->flows[l->n++];
     memset(f, 0, sizeof *f);
     f->match = *match;
     f->priority = (uint16_t)priority;
@@ -305,25 +295,28 @@ list_rule(void *aux, const struct sp_match *match, uint32_t priority,
     } else {
         e->seen = ch.generation;
     }
-    fill_from_meta(f, &l->now);
+    fill_from_meta(f, &w->now);
     f->packets = stats->packets;
     f->bytes = stats->bytes;
     f->idle_age = stats->idle_age;
+    if (!w->fn(w->ctx, f)) {
+        return false;
+    }
+    meta_remove(match, f->priority);
+    return true;
 }
 
-/* Every rule of the datapath with its counters and what the meta table
- * knows of it. Meta entries of rules that are gone (deleted through ctl)
- * are dropped. */
+/* Every rule of the datapath through fn, holding one rule at a time. Meta
+ * entries of the rules deleted, and of rules that are gone (deleted
+ * through ctl), are dropped. -1 on no memory. */
 static int
-sw_flows(void *aux, struct sp_of_flow **out, size_t *n_out)
+walk_rules(rule_fn *fn, void *ctx)
 {
-    struct listing l = {0};
+    struct walk w = {.fn = fn, .ctx = ctx};
 
-    (void)aux;
-    clock_gettime(CLOCK_MONOTONIC, &l.now);
+    clock_gettime(CLOCK_MONOTONIC, &w.now);
     ch.generation++;
-    if (sp_dp_flows_foreach(ch.dp, list_rule, &l) || l.failed) {
-        free(l.flows);
+    if (sp_dp_flows_foreach(ch.dp, walk_rule, &w)) {
         return -1;
     }
     for (size_t i = 0; i < ch.n_buckets; i++) {
@@ -340,9 +333,31 @@ sw_flows(void *aux, struct sp_of_flow **out, size_t *n_out)
             }
         }
     }
-    *out = l.flows;
-    *n_out = l.n;
     return 0;
+}
+
+struct listing {
+    sp_of_flow_fn *fn;
+    void *ctx;
+};
+
+static bool
+list_rule(void *ctx, const struct sp_of_flow *f)
+{
+    struct listing *l = ctx;
+
+    l->fn(l->ctx, f);
+    return false;
+}
+
+/* The session's listing: flow and aggregate stats. */
+static int
+sw_flows(void *aux, sp_of_flow_fn *fn, void *ctx)
+{
+    struct listing l = {fn, ctx};
+
+    (void)aux;
+    return walk_rules(list_rule, &l);
 }
 
 static void
@@ -422,15 +437,15 @@ add_rule(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
  * actions are swapped in place (sp_dp_flow_mod), so forwarding has no
  * gap. */
 static int
-modify_rule(const struct sp_of_flow *f, const struct sp_of_flow_mod *fm,
-            struct sp_of_error *err)
+modify_rule(const struct sp_match *match, uint16_t priority,
+            const struct sp_of_flow_mod *fm, struct sp_of_error *err)
 {
     char text[RULE_TEXT_MAX];
-    struct meta *e = meta_find(&f->match, f->priority);
+    struct meta *e = meta_find(match, priority);
     struct sp_err e_dp;
     unsigned modified;
 
-    rule_text(text, sizeof text, &f->match, f->priority, fm->actions);
+    rule_text(text, sizeof text, match, priority, fm->actions);
     if (sp_dp_flow_mod(ch.dp, text, true, fm->flags & SP_OFPFF_RESET_COUNTS,
                        &modified, &e_dp)) {
         return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,
@@ -439,27 +454,6 @@ modify_rule(const struct sp_of_flow *f, const struct sp_of_flow_mod *fm,
     if (e) {
         e->modified_ms = now_ms();
     }
-    return 0;
-}
-
-/* DELETE and DELETE_STRICT: the rules the selection takes, at once. */
-static int
-delete_selected(const struct sp_of_flow_mod *fm,
-                const struct sp_of_flow *flows, size_t n, bool strict,
-                struct sp_of_error *err)
-{
-    int *reasons = malloc((n ? n : 1) * sizeof *reasons);
-
-    for (size_t i = 0; reasons && i < n; i++) {
-        reasons[i] =
-            sp_of_flow_selected(fm, &flows[i], strict) ? SP_OFPRR_DELETE : -1;
-    }
-    if (!reasons || delete_rules(flows, n, reasons)) {
-        free(reasons);
-        return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,
-                          "out of memory");
-    }
-    free(reasons);
     return 0;
 }
 
@@ -491,9 +485,12 @@ strict_flow_mod(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
         f->bytes = stats.bytes;
     }
     if (found && sp_of_flow_selected(fm, f, true)) {
-        rc = fm->command == SP_OFPFC_DELETE_STRICT
-                 ? delete_selected(fm, f, 1, true, err)
-                 : modify_rule(f, fm, err);
+        if (fm->command != SP_OFPFC_DELETE_STRICT) {
+            rc = modify_rule(&f->match, f->priority, fm, err);
+        } else if (delete_rules(f, 1, &(int){SP_OFPRR_DELETE})) {
+            rc = sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,
+                            "out of memory");
+        }
     }
     free(f);
     return rc;
@@ -511,52 +508,116 @@ overlaps(const struct sp_match *a, const struct sp_match *b)
     return true;
 }
 
+/* A FLOW_MOD's selection over a walk of every rule (walk_rules). */
+struct selection {
+    const struct sp_of_flow_mod *fm;
+    bool strict;
+    bool overlap;                /* ADD: a rule of its priority overlaps */
+    bool no_memory;              /* MODIFY: the list below is short */
+    struct rule_ids *ids, *last; /* MODIFY: the rules selected, in order */
+};
+
+/* Rules a MODIFY selected, by match and priority, in blocks: no more
+ * than that is kept of them while the walk goes on. */
+#define IDS_PER_BLOCK 256
+struct rule_ids {
+    struct rule_ids *next;
+    unsigned n;
+    struct {
+        struct sp_match match;
+        uint16_t priority;
+    } id[IDS_PER_BLOCK];
+};
+
+static bool
+find_overlap(void *ctx, const struct sp_of_flow *f)
+{
+    struct selection *sel = ctx;
+
+    sel->overlap |= f->priority == sel->fm->priority &&
+                    overlaps(&f->match, &sel->fm->match) &&
+                    memcmp(&f->match, &sel->fm->match, sizeof f->match);
+    return false;
+}
+
+/* DELETE: a selected rule goes in the walk itself, so none is listed. */
+static bool
+delete_selected(void *ctx, const struct sp_of_flow *f)
+{
+    struct selection *sel = ctx;
+
+    if (!sp_of_flow_selected(sel->fm, f, sel->strict)) {
+        return false;
+    }
+    notify_removed(f, SP_OFPRR_DELETE);
+    return true;
+}
+
+/* MODIFY: sp_dp_flow_mod cannot run inside the walk (it takes the lock
+ * the walk holds), so the selected rules are noted for after it. */
+static bool
+note_selected(void *ctx, const struct sp_of_flow *f)
+{
+    struct selection *sel = ctx;
+    struct rule_ids *b = sel->last;
+
+    if (sel->no_memory || !sp_of_flow_selected(sel->fm, f, sel->strict)) {
+        return false;
+    }
+    if (!b || b->n == IDS_PER_BLOCK) {
+        b = malloc(sizeof *b);
+        if (!b) {
+            sel->no_memory = true;
+            return false;
+        }
+        b->next = NULL;
+        b->n = 0;
+        *(sel->last ? &sel->last->next : &sel->ids) = b;
+        sel->last = b;
+    }
+    b->id[b->n].match = f->match;
+    b->id[b->n++].priority = f->priority;
+    return false;
+}
+
 static int
 sw_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
             struct sp_of_error *err)
 {
-    bool strict = fm->command == SP_OFPFC_MODIFY_STRICT ||
-                  fm->command == SP_OFPFC_DELETE_STRICT;
-    struct sp_of_flow *flows;
-    size_t n;
+    struct selection sel = {
+        .fm = fm,
+        .strict = fm->command == SP_OFPFC_MODIFY_STRICT ||
+                  fm->command == SP_OFPFC_DELETE_STRICT,
+    };
+    rule_fn *fn = fm->command == SP_OFPFC_ADD      ? find_overlap
+                  : fm->command >= SP_OFPFC_DELETE ? delete_selected
+                                                   : note_selected;
     int rc = 0;
 
     (void)aux;
     if (fm->command == SP_OFPFC_ADD && !(fm->flags & SP_OFPFF_CHECK_OVERLAP)) {
         return add_rule(fm, err);
     }
-    if (strict && fm->out_port == SP_OFPP_ANY &&
+    if (sel.strict && fm->out_port == SP_OFPP_ANY &&
         fm->out_group == SP_OFPG_ANY) {
         return strict_flow_mod(fm, err);
     }
-    if (sw_flows(NULL, &flows, &n)) {
-        return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,
-                          "out of memory");
+    if (walk_rules(fn, &sel) || sel.no_memory) {
+        rc = sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,
+                        "out of memory");
+    } else if (sel.overlap) {
+        rc = sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_OVERLAP,
+                        "a rule of priority %u overlaps", fm->priority);
+    } else if (fm->command == SP_OFPFC_ADD) {
+        rc = add_rule(fm, err);
     }
-    if (fm->command == SP_OFPFC_ADD) {
-        for (size_t i = 0; i < n; i++) {
-            if (flows[i].priority == fm->priority &&
-                overlaps(&flows[i].match, &fm->match) &&
-                memcmp(&flows[i].match, &fm->match, sizeof fm->match)) {
-                free(flows);
-                return sp_of_fail(
-                    err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_OVERLAP,
-                    "a rule of priority %u overlaps", fm->priority);
-            }
+    for (struct rule_ids *b = sel.ids, *next; b; b = next) {
+        for (unsigned i = 0; i < b->n && !rc; i++) {
+            rc = modify_rule(&b->id[i].match, b->id[i].priority, fm, err);
         }
-        free(flows);
-        return add_rule(fm, err);
+        next = b->next;
+        free(b);
     }
-    if (fm->command >= SP_OFPFC_DELETE) {
-        rc = delete_selected(fm, flows, n, strict, err);
-    } else {
-        for (size_t i = 0; i < n && !rc; i++) {
-            if (sp_of_flow_selected(fm, &flows[i], strict)) {
-                rc = modify_rule(&flows[i], fm, err);
-            }
-        }
-    }
-    free(flows);
     return rc;
 }
 

@@ -1360,8 +1360,13 @@ sp_dp_flows_foreach(struct sp_dp *dp, sp_dp_flow_fn *fn, void *aux)
         struct sp_dp_flow_stats stats;
 
         rule_flow_stats(dp, rules[i], &c, &stats);
-        fn(aux, &rules[i]->match, rules[i]->priority, rules[i]->actions,
-           &stats);
+        if (fn(aux, &rules[i]->match, rules[i]->priority, rules[i]->actions,
+               &stats)) {
+            /* The listing is this walk's own: the rules after it stay
+             * (only this lock's holder deletes); actions and counters go
+             * with the rule, after a grace period. */
+            sp_cls_remove(dp->cls, rules[i]);
+        }
     }
     pthread_mutex_unlock(&dp->del_lock);
     if (!rules) {

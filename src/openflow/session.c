@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One OpenFlow 1.3 connection's protocol: framing, version negotiation,
- * the switch's answers, and multipart replies produced in pieces as the
- * output drains, so that a dump of many rules never holds more than a
- * bounded amount of output.
+ * the switch's answers, and multipart replies that go out in pieces as the
+ * output drains, so that the output stays bounded; a dump of many rules is
+ * encoded as the switch lists them and holds no more than its reply.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,24 @@
 #define MP_REPLY_MAX   SP_OFP_MAX_MSG_LEN
 
 static const char sw_desc[] = "simdpath " SP_OF_SW_VERSION;
+
+/* One whole message of a FLOW reply, waiting for room in the output. */
+struct sp_of_reply_part {
+    struct sp_of_reply_part *next;
+    struct sp_of_buf msg;
+};
+
+static void
+pending_free(struct sp_of_session *s)
+{
+    while (s->pending) {
+        struct sp_of_reply_part *p = s->pending;
+
+        s->pending = p->next;
+        sp_of_buf_free(&p->msg);
+        free(p);
+    }
+}
 
 static int
 put_error(struct sp_of_session *s, uint32_t xid, const struct sp_of_error *e,
@@ -77,14 +95,13 @@ sp_of_session_free(struct sp_of_session *s)
 {
     sp_of_buf_free(&s->in);
     sp_of_buf_free(&s->out);
-    free(s->pending.flows);
-    s->pending.flows = NULL;
+    pending_free(s);
 }
 
 bool
 sp_of_session_wants_input(const struct sp_of_session *s)
 {
-    return !s->closing && !s->pending.flows && s->in.len < SP_OF_INPUT_MAX &&
+    return !s->closing && !s->pending && s->in.len < SP_OF_INPUT_MAX &&
            s->out.len < SP_OF_OUTPUT_HIGH;
 }
 
@@ -163,11 +180,17 @@ reply_config(struct sp_of_session *s, uint32_t xid)
 }
 
 static int
+mp_header(struct sp_of_buf *b, uint32_t xid, uint16_t type, uint16_t flags)
+{
+    return sp_of_header(b, SP_OFPT_MULTIPART_REPLY, xid) ||
+           sp_of_put16(b, type) || sp_of_put16(b, flags) ||
+           !sp_of_buf_put(b, 4);
+}
+
+static int
 mp_start(struct sp_of_session *s, uint32_t xid, uint16_t type, uint16_t flags)
 {
-    return sp_of_header(&s->out, SP_OFPT_MULTIPART_REPLY, xid) ||
-           sp_of_put16(&s->out, type) || sp_of_put16(&s->out, flags) ||
-           !sp_of_buf_put(&s->out, 4);
+    return mp_header(&s->out, xid, type, flags);
 }
 
 static int
@@ -442,97 +465,130 @@ sp_of_session_flow_removed(struct sp_of_session *s, const struct sp_of_flow *f,
     return 0;
 }
 
-static void
-pending_done(struct sp_of_session *s)
-{
-    free(s->pending.flows);
-    s->pending.flows = NULL;
-}
-
-/* Writes FLOW replies from the snapshot until it is done or the output
- * is full; the last has no MORE flag. */
+/* Moves whole messages of the pending FLOW reply to the output while it
+ * has room. */
 static int
 pump_flows(struct sp_of_session *s)
 {
-    struct sp_of_buf entry = {0};
-    int rc = 0;
+    while (s->pending && s->out.len < SP_OF_OUTPUT_HIGH) {
+        struct sp_of_reply_part *p = s->pending;
 
-    while (s->pending.flows && s->out.len < SP_OF_OUTPUT_HIGH) {
-        size_t start = s->out.len;
-
-        if (mp_start(s, s->pending.xid, SP_OFPMP_FLOW, SP_OFPMPF_MORE)) {
-            rc = -1;
-            break;
+        if (sp_of_put_bytes(&s->out, p->msg.data, p->msg.len)) {
+            pending_free(s);
+            return -1;
         }
-        while (s->pending.next < s->pending.n) {
-            const struct sp_of_flow *f = &s->pending.flows[s->pending.next];
-
-            if (!sp_of_flow_selected(&s->pending.filter, f, false)) {
-                s->pending.next++;
-                continue;
-            }
-            entry.len = 0;
-            if (put_flow_stats(&entry, f)) {
-                rc = -1;
-                break;
-            }
-            if (s->out.len - start + entry.len > MP_REPLY_MAX) {
-                break;
-            }
-            if (sp_of_put_bytes(&s->out, entry.data, entry.len)) {
-                rc = -1;
-                break;
-            }
-            s->pending.next++;
-        }
-        if (rc) {
-            s->out.len = start;
-            break;
-        }
-        if (s->pending.next == s->pending.n) {
-            sp_of_set16(&s->out, start + 10, 0);
-            pending_done(s);
-        }
-        sp_of_finish(&s->out, start);
+        s->pending = p->next;
+        sp_of_buf_free(&p->msg);
+        free(p);
     }
-    sp_of_buf_free(&entry);
-    if (rc) {
-        pending_done(s);
-    }
-    return rc;
+    return 0;
 }
 
+/* A FLOW or AGGREGATE reply built as the switch lists its rules. */
+struct flow_reply {
+    const struct sp_of_flow_mod *filter; /* match, cookie, out_port */
+    uint32_t xid;
+    uint16_t type;
+    bool failed; /* out of memory */
+    /* AGGREGATE: the sums. */
+    uint32_t count;
+    uint64_t packets, bytes;
+    /* FLOW: the messages done, the one being filled, an entry. */
+    struct sp_of_reply_part *head, **tail;
+    struct sp_of_buf msg, entry;
+};
+
+/* Ends the message being filled (MORE unless it is the last) and queues
+ * it. */
 static int
-reply_aggregate(struct sp_of_session *s, uint32_t xid,
-                const struct sp_of_flow *flows, size_t n,
-                const struct sp_of_flow_mod *filter)
+reply_part_done(struct flow_reply *r, bool last)
 {
-    size_t start = s->out.len;
-    uint32_t count = 0;
-    uint64_t packets = 0, bytes = 0;
+    struct sp_of_reply_part *p = malloc(sizeof *p);
 
-    for (size_t i = 0; i < n; i++) {
-        const struct sp_of_flow *f = &flows[i];
-
-        if (!sp_of_flow_selected(filter, f, false)) {
-            continue;
-        }
-        count++;
-        /* A count not kept for one rule is not kept for the sum. */
-        packets = packets == SP_OF_NO_COUNT || f->packets == SP_OF_NO_COUNT
-                      ? SP_OF_NO_COUNT
-                      : packets + f->packets;
-        bytes = bytes == SP_OF_NO_COUNT || f->bytes == SP_OF_NO_COUNT
-                    ? SP_OF_NO_COUNT
-                    : bytes + f->bytes;
-    }
-    if (mp_start(s, xid, SP_OFPMP_AGGREGATE, 0) ||
-        sp_of_put64(&s->out, packets) || sp_of_put64(&s->out, bytes) ||
-        sp_of_put32(&s->out, count) || !sp_of_buf_put(&s->out, 4)) {
+    if (!p) {
         return -1;
     }
-    sp_of_finish(&s->out, start);
+    if (last) {
+        sp_of_set16(&r->msg, 10, 0);
+    }
+    sp_of_finish(&r->msg, 0);
+    p->next = NULL;
+    p->msg = r->msg;
+    *r->tail = p;
+    r->tail = &p->next;
+    memset(&r->msg, 0, sizeof r->msg);
     return 0;
+}
+
+static void
+reply_flow(void *ctx, const struct sp_of_flow *f)
+{
+    struct flow_reply *r = ctx;
+
+    if (r->failed || !sp_of_flow_selected(r->filter, f, false)) {
+        return;
+    }
+    if (r->type == SP_OFPMP_AGGREGATE) {
+        r->count++;
+        /* A count not kept for one rule is not kept for the sum. */
+        r->packets =
+            r->packets == SP_OF_NO_COUNT || f->packets == SP_OF_NO_COUNT
+                ? SP_OF_NO_COUNT
+                : r->packets + f->packets;
+        r->bytes = r->bytes == SP_OF_NO_COUNT || f->bytes == SP_OF_NO_COUNT
+                       ? SP_OF_NO_COUNT
+                       : r->bytes + f->bytes;
+        return;
+    }
+    r->entry.len = 0;
+    if (put_flow_stats(&r->entry, f) ||
+        (r->msg.len + r->entry.len > MP_REPLY_MAX &&
+         (reply_part_done(r, false) ||
+          mp_header(&r->msg, r->xid, SP_OFPMP_FLOW, SP_OFPMPF_MORE))) ||
+        sp_of_put_bytes(&r->msg, r->entry.data, r->entry.len)) {
+        r->failed = true;
+    }
+}
+
+/* FLOW: every message of the reply is encoded as the rules are listed
+ * (one snapshot, as the specification asks), and goes out as the output
+ * drains; AGGREGATE: only the sums are kept. */
+static int
+reply_flows(struct sp_of_session *s, uint32_t xid, uint16_t type,
+            const struct sp_of_flow_mod *filter, struct sp_of_error *err)
+{
+    struct flow_reply r = {.filter = filter, .xid = xid, .type = type};
+    size_t start = s->out.len;
+    int rc = -1;
+
+    r.tail = &r.head;
+    if (type == SP_OFPMP_FLOW &&
+        mp_header(&r.msg, xid, SP_OFPMP_FLOW, SP_OFPMPF_MORE)) {
+        r.failed = true;
+    } else if (s->sw->flows(s->sw->aux, reply_flow, &r)) {
+        sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_EPERM,
+                   "out of memory for a snapshot of the rules");
+        r.failed = true;
+    }
+    if (!r.failed && type == SP_OFPMP_AGGREGATE) {
+        if (!mp_start(s, xid, SP_OFPMP_AGGREGATE, 0) &&
+            !sp_of_put64(&s->out, r.packets) &&
+            !sp_of_put64(&s->out, r.bytes) && !sp_of_put32(&s->out, r.count) &&
+            sp_of_buf_put(&s->out, 4)) {
+            sp_of_finish(&s->out, start);
+            rc = 0;
+        }
+    } else if (!r.failed && !reply_part_done(&r, true)) {
+        rc = 0;
+    }
+    s->pending = r.head;
+    sp_of_buf_free(&r.msg);
+    sp_of_buf_free(&r.entry);
+    if (rc) {
+        pending_free(s);
+        return -1;
+    }
+    return pump_flows(s);
 }
 
 #define FLOW_REQ_FIXED 32 /* table_id to cookie_mask */
@@ -544,9 +600,6 @@ handle_flow_request(struct sp_of_session *s, const uint8_t *msg, size_t len,
     const uint8_t *body = msg + MP_HDR_LEN;
     size_t body_len = len - MP_HDR_LEN, used;
     struct sp_of_flow_mod filter;
-    struct sp_of_flow *flows;
-    size_t n;
-    int rc;
 
     if (body_len < FLOW_REQ_FIXED + 8) {
         return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_LEN,
@@ -572,29 +625,7 @@ handle_flow_request(struct sp_of_session *s, const uint8_t *msg, size_t len,
                           "%zu bytes after the match",
                           body_len - FLOW_REQ_FIXED - used);
     }
-    if (s->sw->flows(s->sw->aux, &flows, &n)) {
-        return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_EPERM,
-                          "out of memory for a snapshot of the rules");
-    }
-    if (type == SP_OFPMP_AGGREGATE) {
-        rc = reply_aggregate(s, sp_of_get32(msg + 4), flows, n, &filter);
-        free(flows);
-        return rc;
-    }
-    s->pending.flows = flows;
-    s->pending.n = n;
-    s->pending.next = 0;
-    s->pending.xid = sp_of_get32(msg + 4);
-    s->pending.type = type;
-    s->pending.filter = filter;
-    /* An empty array is still a pending reply: one empty message. */
-    if (!flows) {
-        s->pending.flows = malloc(1);
-        if (!s->pending.flows) {
-            return -1;
-        }
-    }
-    return pump_flows(s);
+    return reply_flows(s, sp_of_get32(msg + 4), type, &filter, err);
 }
 
 static int
@@ -804,13 +835,13 @@ sp_of_session_input(struct sp_of_session *s, const uint8_t *data, size_t len)
         s->closing = true;
         return -1;
     }
-    if (s->pending.flows && pump_flows(s)) {
+    if (s->pending && pump_flows(s)) {
         s->closing = true;
         return -1;
     }
     /* Replies can be far larger than requests: handling stops while the
      * output is full, and goes on once the caller drained it. */
-    while (!s->pending.flows && s->out.len < SP_OF_OUTPUT_HIGH &&
+    while (!s->pending && s->out.len < SP_OF_OUTPUT_HIGH &&
            s->in.len - ofs >= SP_OFP_HEADER_LEN) {
         const uint8_t *msg = s->in.data + ofs;
         uint16_t mlen = sp_of_get16(msg + 2);

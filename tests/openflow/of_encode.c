@@ -38,15 +38,12 @@ no_flow_mod(void *aux, const struct sp_of_flow_mod *fm,
 }
 
 static int
-snapshot(void *aux, struct sp_of_flow **flows, size_t *n)
+snapshot(void *aux, sp_of_flow_fn *fn, void *ctx)
 {
     (void)aux;
-    *flows = malloc(sizeof rules);
-    if (!*flows) {
-        return -1;
+    for (size_t i = 0; i < n_rules; i++) {
+        fn(ctx, &rules[i]);
     }
-    memcpy(*flows, rules, sizeof rules);
-    *n = n_rules;
     return 0;
 }
 
