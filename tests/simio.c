@@ -112,6 +112,7 @@ sim_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max,
 
     (void)queue;
     lock();
+    __atomic_store_n(&sp_sim.polls, sp_sim.polls + 1, __ATOMIC_RELEASE);
     while (n < max && sp_sim.n_in && (sp_sim.passes || sp_sim.endless)) {
         const struct sp_sim_frame *f = &sp_sim.in[sp_sim.next_in];
 
@@ -263,4 +264,10 @@ sp_sim_fini(void)
     sp_sim.pool_mem = NULL;
     sp_sim.free_bufs = NULL;
     sp_sim.pool = sp_sim.n_free = 0;
+}
+
+uint64_t
+sp_sim_polls(void)
+{
+    return __atomic_load_n(&sp_sim.polls, __ATOMIC_ACQUIRE);
 }

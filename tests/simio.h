@@ -48,6 +48,11 @@ struct sp_sim {
      * too long and for want of a buffer); 0: never. */
     unsigned refuse_every, fail_every, lose_every;
     unsigned clone_calls, rx_calls, tx_calls;
+    /* rx's calls, the PMDs' receive polls, never reset: stored under the
+     * lock, read without it (sp_sim_polls), as a reader that takes it
+     * waits for the PMD twice under valgrind, which runs one thread at
+     * a time. */
+    uint64_t polls;
     uint64_t ticks;
     /* Buffers: a fixed pool of 'pool' (no others: deterministic, no
      * allocator in the counts) or, with 0, one malloc per packet, so a
@@ -69,5 +74,8 @@ void sp_sim_init(unsigned pool, bool record, bool one_thread);
 void sp_sim_reset(void);
 /* Frees what sp_sim_init and recording took. */
 void sp_sim_fini(void);
+/* The receive polls so far (sp_sim.polls), safe beside the PMD threads:
+ * what each did before its last poll is seen after. */
+uint64_t sp_sim_polls(void);
 
 #endif /* SP_SIMIO_H */

@@ -109,6 +109,91 @@ stop_left_pmd(void **state)
     return 0;
 }
 
+/* A wait on the PMD thread fails, naming what it awaited, instead of
+ * hanging when that stops coming: once the PMD polled WAIT_POLLS times
+ * while the awaited count did not move, where a healthy one moves it in
+ * a few polls (a loop polls each port once), however slowly it runs; or,
+ * a safety net for a PMD that stopped polling, once WAIT_STALLS checks in
+ * a row, each sleeping WAIT_SLEEP_US (seconds in all), saw no poll. */
+#define WAIT_POLLS    1000000u
+#define WAIT_STALLS   20000u
+#define WAIT_SLEEP_US 100
+
+struct wait {
+    const char *what;
+    const char *file; /* and line: where the WAIT_UNTIL is */
+    int line;
+    uint64_t seen;   /* the count at the last check */
+    uint64_t polls;  /* sp_sim_polls() before this check's count */
+    uint64_t moved;  /* polls before the count last moved */
+    uint64_t start;  /* polls as the wait began */
+    unsigned stalls; /* checks in a row with no poll between them */
+};
+
+static struct wait
+wait_begin(const char *what, const char *file, int line)
+{
+    uint64_t polls = sp_sim_polls();
+
+    return (struct wait){.what = what,
+                         .file = file,
+                         .line = line,
+                         .polls = polls,
+                         .moved = polls,
+                         .start = polls};
+}
+
+/* Whether 'seen', the count a wait awaits, reached 'want'; if not, fails
+ * the test (see WAIT_POLLS) or sleeps. The polls are read before the
+ * count, so that all those polls did was seen in it. */
+static bool
+waited(struct wait *w, uint64_t seen, uint64_t want)
+{
+    uint64_t polls;
+
+    if (seen >= want) {
+        return true;
+    }
+    if (seen != w->seen) {
+        w->seen = seen;
+        w->moved = w->polls;
+    }
+    if (w->polls - w->moved >= WAIT_POLLS) {
+        print_error("ERROR: waited for %s: %llu of %llu; the PMD polled %llu "
+                    "times since it last moved (%llu since the wait "
+                    "began)\n",
+                    w->what, (unsigned long long)seen,
+                    (unsigned long long)want,
+                    (unsigned long long)(w->polls - w->moved),
+                    (unsigned long long)(w->polls - w->start));
+        _fail(w->file, w->line);
+    }
+    if (w->stalls >= WAIT_STALLS) {
+        print_error("ERROR: waited for %s: %llu of %llu; the PMD did not "
+                    "poll in %u checks in a row (%llu polls since the wait "
+                    "began)\n",
+                    w->what, (unsigned long long)seen,
+                    (unsigned long long)want, w->stalls,
+                    (unsigned long long)(w->polls - w->start));
+        _fail(w->file, w->line);
+    }
+    usleep(WAIT_SLEEP_US);
+    polls = sp_sim_polls();
+    w->stalls = polls == w->polls ? w->stalls + 1 : 0;
+    w->polls = polls;
+    return false;
+}
+
+/* Waits until 'count', evaluated again at each check, reaches 'want' while
+ * a PMD runs (start_pmd): a macro, for that evaluation. */
+#define WAIT_UNTIL(what, count, want)                             \
+    do {                                                          \
+        struct wait wait_ = wait_begin(what, __FILE__, __LINE__); \
+                                                                  \
+        while (!waited(&wait_, (count), (want))) {                \
+        }                                                         \
+    } while (0)
+
 static struct sp_dp *
 make_dp_ports(const char *const *rules, unsigned n_pmds, unsigned n_ports)
 {
@@ -155,16 +240,25 @@ total_rx(struct sp_dp *dp)
     return rx;
 }
 
-/* Runs one PMD until every input frame went through, then stops it. */
+/* A port's counters. */
+static struct sp_dp_port_stats
+port_stats(struct sp_dp *dp, unsigned port)
+{
+    struct sp_dp_port_stats s;
+
+    sp_dp_port_stats(dp, port, &s);
+    return s;
+}
+
+/* Runs one PMD until every input frame went through, then stops it. The
+ * last burst is counted as received before it is sent: the PMD ends it
+ * before it sees the stop, and the join orders all it did before what
+ * follows. */
 static void
 run_to_end(struct sp_dp *dp)
 {
     start_pmd(dp);
-    while (total_rx(dp) < sp_sim.n_in) {
-        usleep(1000);
-    }
-    /* The last burst is counted as received before it is sent. */
-    usleep(20000);
+    WAIT_UNTIL("every input frame received", total_rx(dp), sp_sim.n_in);
     stop_pmd();
 }
 
@@ -690,9 +784,8 @@ test_changes_under_traffic(void **state)
                                               &err),
                          0);
         before = total_rx(dp);
-        while (total_rx(dp) == before) {
-            usleep(100);
-        }
+        WAIT_UNTIL("a frame received after the change", total_rx(dp),
+                   before + 1);
         sp_dp_maintain(dp);
         assert_int_equal(sp_dp_flow_del(dp, rule, &err), 0);
     }
@@ -1135,9 +1228,8 @@ stats_after(struct sp_dp *dp, uint64_t n)
 {
     struct sp_dp_pmd_stats stats;
 
-    while (sp_dp_pmd_stats(dp, 0, &stats), stats.packets < n) {
-        usleep(1000);
-    }
+    WAIT_UNTIL("packets through PMD 0",
+               (sp_dp_pmd_stats(dp, 0, &stats), stats.packets), n);
     return stats;
 }
 
@@ -1452,9 +1544,8 @@ test_flow_mod_under_traffic(void **state)
         assert_int_equal(sp_dp_flow_mod(dp, rule, round % 3, false, &n, &err),
                          0);
         assert_int_equal(n, 1);
-        while (total_rx(dp) == before) {
-            usleep(100);
-        }
+        WAIT_UNTIL("a frame received after the change", total_rx(dp),
+                   before + 1);
     }
     stop_pmd();
     assert_int_equal(assert_conserved(dp), 0);
@@ -1485,17 +1576,14 @@ rule_packets(struct sp_dp *dp, const char *rule)
     return packets;
 }
 
-/* Waits, bounded by the PMD's receive count, until a rule counted at
- * least 'want' packets. */
+/* Waits until a rule counted at least 'want' packets. */
 static void
 wait_rule_packets(struct sp_dp *dp, const char *rule, unsigned long long want)
 {
-    uint64_t cap = total_rx(dp) + 100000000;
+    char what[160];
 
-    while (rule_packets(dp, rule) < want) {
-        assert_true(total_rx(dp) < cap);
-        usleep(100);
-    }
+    snprintf(what, sizeof what, "packets counted by %s", rule);
+    WAIT_UNTIL(what, rule_packets(dp, rule), want);
 }
 
 /* A modify with reset_counts (OpenFlow's RESET_COUNTS) starts the rule's
@@ -1733,11 +1821,15 @@ frame_of(enum sp_pktgen_shape shape)
     return &sp_sim.in[shape];
 }
 
+/* The packet-ins a test took: how many, and from each rule. */
+struct taken {
+    unsigned n, misses, arps, from_port2;
+};
+
 /* Takes the queued packet-ins, checks what each says of its rule, frees
- * them; returns how many, counting those from each rule. */
+ * them, counting them in t; returns t->n. */
 static unsigned
-take_packet_ins(struct sp_dp *dp, unsigned *misses, unsigned *arps,
-                unsigned *from_port2)
+take_packet_ins(struct sp_dp *dp, struct taken *t)
 {
     struct sp_dp_packet_in pins[64];
     unsigned n = sp_dp_packet_in_take(dp, pins, 64);
@@ -1750,7 +1842,7 @@ take_packet_ins(struct sp_dp *dp, unsigned *misses, unsigned *arps,
             assert_int_equal(p->max_len, 20);
             assert_int_equal(p->match.mask.in_port, 0xffff);
             assert_int_equal(p->pkt.in_port, 1);
-            (*arps)++;
+            t->arps++;
         } else {
             assert_int_equal(p->priority, 0);
             assert_int_equal(p->max_len, UINT16_MAX);
@@ -1759,12 +1851,25 @@ take_packet_ins(struct sp_dp *dp, unsigned *misses, unsigned *arps,
 
                 assert_memory_equal(&p->match.mask, &none, sizeof none);
             }
-            *from_port2 += p->pkt.in_port == 2;
-            (*misses)++;
+            t->from_port2 += p->pkt.in_port == 2;
+            t->misses++;
         }
         sp_dp_packet_in_done(dp, &pins[i].pkt);
     }
-    return n;
+    t->n += n;
+    return t->n;
+}
+
+/* Takes the queued packet-ins into t; returns port 1's, queued or dropped
+ * as the queue was full. */
+static uint64_t
+queued_or_full(struct sp_dp *dp, struct taken *t)
+{
+    struct sp_dp_port_stats p1;
+
+    take_packet_ins(dp, t);
+    p1 = port_stats(dp, 1);
+    return p1.packet_in + p1.drops[SP_DP_DROP_CONTROLLER_FULL];
 }
 
 static void
@@ -1775,8 +1880,8 @@ test_controller_path(void **state)
         "priority=10,in_port=1,arp,actions=controller:20,output:2",
         NULL,
     };
-    unsigned notified = 0, taken = 0, misses = 0, arps = 0, from_port2 = 0;
-    unsigned arp_in = 0, spins = 0;
+    unsigned notified = 0, arp_in = 0;
+    struct taken taken = {0};
     struct sp_dp_port_stats p0, p1, p2, p3;
     const struct sp_sim_frame *udp, *arp;
     struct sp_err err;
@@ -1794,24 +1899,17 @@ test_controller_path(void **state)
     sp_dp_controller_set(dp, true, count_notify, &notified);
     start_pmd(dp);
     /* Every frame goes to the controller once: queued, or dropped as the
-     * queue was full. */
-    for (;;) {
-        unsigned n = take_packet_ins(dp, &misses, &arps, &from_port2);
-
-        taken += n;
-        sp_dp_port_stats(dp, 1, &p1);
-        if (p1.rx == sp_sim.n_in &&
-            taken + p1.drops[SP_DP_DROP_CONTROLLER_FULL] == sp_sim.n_in) {
-            break;
-        }
-        if (!n) {
-            usleep(100);
-        }
-        assert_true(++spins < 1000000); /* a safety net, not a timing */
-    }
-    assert_int_equal(p1.packet_in, taken);
-    assert_true(arps > 0 && arps <= arp_in);
-    assert_true(misses > 0);
+     * queue was full; taken as they come, so that not all are dropped. */
+    WAIT_UNTIL("every frame at the controller, queued or dropped as the "
+               "queue was full",
+               queued_or_full(dp, &taken), sp_sim.n_in);
+    sp_dp_port_stats(dp, 1, &p1);
+    WAIT_UNTIL("the queued packet-ins taken", take_packet_ins(dp, &taken),
+               p1.packet_in);
+    assert_int_equal(p1.rx, sp_sim.n_in);
+    assert_int_equal(p1.packet_in, taken.n);
+    assert_true(taken.arps > 0 && taken.arps <= arp_in);
+    assert_true(taken.misses > 0);
     assert_true(__atomic_load_n(&notified, __ATOMIC_RELAXED) > 0);
     /* The ARP frames went on to port 2 as well, whole. */
     sp_dp_port_stats(dp, 2, &p2);
@@ -1833,15 +1931,14 @@ test_controller_path(void **state)
     /* Through the rules: the table-miss rule sends it back. */
     assert_int_equal(sp_dp_packet_out(dp, udp->bytes, udp->len, 2, NULL, &err),
                      0);
-    spins = 0;
-    do {
-        taken += take_packet_ins(dp, &misses, &arps, &from_port2);
-        sp_dp_port_stats(dp, 0, &p0);
-        sp_dp_port_stats(dp, 2, &p2);
-        sp_dp_port_stats(dp, 3, &p3);
-        usleep(100);
-        assert_true(++spins < 1000000);
-    } while (p3.tx < 1 || p2.tx < arp_in + 1 || from_port2 < 1);
+    WAIT_UNTIL("the PACKET_OUT to port 3 sent", port_stats(dp, 3).tx, 1);
+    WAIT_UNTIL("the rewritten PACKET_OUT sent on port 2", port_stats(dp, 2).tx,
+               arp_in + 1);
+    WAIT_UNTIL("the PACKET_OUT from port 2 taken at the controller",
+               (take_packet_ins(dp, &taken), taken.from_port2), 1);
+    sp_dp_port_stats(dp, 0, &p0);
+    sp_dp_port_stats(dp, 2, &p2);
+    sp_dp_port_stats(dp, 3, &p3);
     assert_int_equal(p0.packet_out, 1);
     assert_int_equal(p0.tx + p0.packet_in, 0);
     assert_int_equal(p2.packet_out, 1);
@@ -1864,12 +1961,8 @@ test_controller_path(void **state)
     sp_dp_controller_set(dp, false, NULL, NULL);
     assert_int_equal(sp_dp_packet_out(dp, udp->bytes, udp->len, 3, NULL, &err),
                      0);
-    spins = 0;
-    do {
-        sp_dp_port_stats(dp, 3, &p3);
-        usleep(100);
-        assert_true(++spins < 1000000);
-    } while (p3.drops[SP_DP_DROP_NO_CONTROLLER] < 1);
+    WAIT_UNTIL("the PACKET_OUT to port 3 dropped with no controller",
+               port_stats(dp, 3).drops[SP_DP_DROP_NO_CONTROLLER], 1);
     stop_pmd();
     {
         struct sp_dp_packet_in left;
