@@ -155,49 +155,17 @@ rewrite_ttl4(struct sp_packet *const *pkts, const struct ttl_lanes *k)
     return true;
 }
 
-/* The TTL of one header, as rewrite_ttl4 rewrites a lane, in general
- * registers: fewer instructions than the specification's step, which
- * reads the word back and adds ~old + new. */
-static inline void
-rewrite_ttl1(uint8_t *ip, uint32_t dec, uint32_t keep, uint32_t value)
-{
-    uint32_t w = sp_load32(ip + SP_IPV4_TTL_OFS);
-    uint32_t next = ((w - dec) & keep) + value;
-
-    ip[SP_IPV4_TTL_OFS] = (uint8_t)next;
-    sp_store16(ip + SP_IPV4_CSUM_OFS,
-               (uint16_t)~sp_csum_fold(next - (w & 0xff) - (w >> 16)));
-}
-
-/* pkts[0..n), packets first.. of the batch, one at a time. */
-static inline __attribute__((always_inline)) uint32_t
-rewrite_ttl_each(struct sp_packet *const *pkts, uint32_t n, uint32_t first,
-                 bool dec_ttl, uint32_t keep, uint32_t value)
-{
-    uint32_t expired = 0;
-
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t hlen;
-        uint8_t *ip =
-            sp_ipv4_rewritable(pkts[i], dec_ttl, first + i, &expired, &hlen);
-
-        if (ip) {
-            rewrite_ttl1(ip, dec_ttl, keep, value);
-        }
-    }
-    return expired;
-}
-
 /* A set of the TTL alone: four packets at a time when all four are plain
- * IPv4 and none expires, one at a time otherwise. Not inlined: the
- * registers it needs would be saved on every set's path. */
+ * IPv4 and none expires, otherwise the specification's per-field step. Not
+ * inlined: the registers it needs would be saved on every set's path. */
 static __attribute__((noinline)) uint32_t
 rewrite_ttl(struct sp_packet *const *pkts, uint32_t n,
             const struct sp_ipv4_set *set)
 {
     bool dec_ttl = set->dec_ttl;
-    uint32_t keep = (uint8_t)~set->ttl_mask;
-    uint32_t value = (set->ttl & set->ttl_mask) + TTL_BIAS;
+    uint8_t ttl = set->ttl, ttl_mask = set->ttl_mask;
+    uint32_t keep = (uint8_t)~ttl_mask;
+    uint32_t value = (ttl & ttl_mask) + TTL_BIAS;
     const struct ttl_lanes k = {
         .dec = vdupq_n_u32(dec_ttl),
         .keep = vdupq_n_u32(keep),
@@ -209,12 +177,17 @@ rewrite_ttl(struct sp_packet *const *pkts, uint32_t n,
 
     for (; p != end; p += 4) {
         if (!rewrite_ttl4(p, &k)) {
-            expired |= rewrite_ttl_each(p, 4, (uint32_t)(p - pkts), dec_ttl,
-                                        keep, value);
+            expired |= sp_ipv4_rewrite_byte(p, 4, SP_IPV4_TTL_OFS, dec_ttl,
+                                            ttl, ttl_mask)
+                       << (p - pkts);
         }
     }
-    return expired | rewrite_ttl_each(p, n & 3, (uint32_t)(p - pkts), dec_ttl,
-                                      keep, value);
+    if (n & 3) {
+        expired |= sp_ipv4_rewrite_byte(p, n & 3, SP_IPV4_TTL_OFS, dec_ttl,
+                                        ttl, ttl_mask)
+                   << (p - pkts);
+    }
+    return expired;
 }
 
 uint32_t
