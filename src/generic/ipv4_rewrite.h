@@ -167,6 +167,15 @@ sp_ipv4_rewritable(const struct sp_packet *pkt, bool dec_ttl, uint32_t i,
     return ip;
 }
 
+/* Whether a set changes one header byte alone: no address, and the TOS
+ * or the TTL (dec_ttl counts as the TTL) but not both. */
+static inline bool
+sp_ipv4_set_one_byte(const struct sp_ipv4_set *set)
+{
+    return !set->src_mask && !set->dst_mask &&
+           !set->tos_mask != !(set->ttl_mask || set->dec_ttl);
+}
+
 /* The specification's per-field step on every packet, for a set of one
  * header byte alone: the TTL at 'ofs' (with dec_ttl, which expires
  * packets) or the TOS. The SIMD variants' loop for such sets: the set's

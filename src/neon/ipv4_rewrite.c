@@ -206,7 +206,7 @@ sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
      * TOS alone is the per-field step of the specification, with the set
      * read once, not per packet as the specification must (stores to
      * packets may alias it). */
-    if (!addrs && !set->tos_mask != !(set->ttl_mask || dec_ttl)) {
+    if (sp_ipv4_set_one_byte(set)) {
         return set->tos_mask ? sp_ipv4_rewrite_byte(pkts, n, 1, false,
                                                     set->tos, set->tos_mask)
                              : rewrite_ttl(pkts, n, set);

@@ -103,13 +103,12 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
     /* A set of the TTL alone (dec_ttl, the commonest) or of the TOS alone
      * changes a byte and a checksum word: the per-field step beats
      * whole-header vector work (docs/perf/kernels.md). */
-    if (!addrs && !set->tos_mask) {
-        return sp_ipv4_rewrite_byte(pkts, n, SP_IPV4_TTL_OFS, dec_ttl,
-                                    set->ttl, set->ttl_mask);
-    }
-    if (!addrs && !dec_ttl && !set->ttl_mask) {
-        return sp_ipv4_rewrite_byte(pkts, n, 1, false, set->tos,
-                                    set->tos_mask);
+    if (sp_ipv4_set_one_byte(set)) {
+        return set->tos_mask
+                   ? sp_ipv4_rewrite_byte(pkts, n, 1, false, set->tos,
+                                          set->tos_mask)
+                   : sp_ipv4_rewrite_byte(pkts, n, SP_IPV4_TTL_OFS, dec_ttl,
+                                          set->ttl, set->ttl_mask);
     }
     sp_ipv4_image_init(&im, set);
     if (im.hdr_words == im.l4_words) {
