@@ -21,14 +21,11 @@
 SP_ISAS(SP_ISA_DECLARATIONS)
 #undef SP_ISA_DECLARATIONS
 
-/* The scalar parser on the packets whose bits are set in 'lanes': the SIMD
- * variants' fallback for the packets none of their profiles match, called
- * once per batch after their vector loop (the parser is inlined into this
- * loop, as into sp_scalar_mfex: no call and no vzeroupper per packet). */
-void sp_scalar_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,
-                          struct sp_flow_key *keys);
-/* The same loops compiled with AVX2 and with NEON (src/generic/mfex.h,
- * MFEX_INLINE_SCALAR): the fallbacks of those parsers, and of AVX-512's. */
+/* The scalar parser's loops (src/generic/mfex_scalar.h) compiled with AVX2
+ * and with NEON (src/generic/mfex.h, MFEX_INLINE_SCALAR), the parser
+ * inlined into them (no call and no vzeroupper per packet): the SIMD
+ * variants' fallbacks for a batch, or the packets of one ('lanes'), that
+ * none of their profiles match; AVX-512 takes AVX2's. */
 void sp_avx2_mfex_whole_batch(struct sp_packet *const *pkts, uint32_t n,
                               struct sp_flow_key *keys);
 void sp_avx2_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,

@@ -14,11 +14,11 @@
  *    the profile's probe (the packet has at least SP_MFEX_LEN(shape));
  *  - build_key(lp, shape, pkt, key): the key, with in_port, read from the
  *    packet's first len bytes only;
- * and MFEX_WHOLE_BATCH and MFEX_LANES, the functions of sp_scalar_mfex's
- * and sp_scalar_mfex_lanes's arguments that parse the packets no profile
- * takes (a whole batch, some lanes of one); with MFEX_INLINE_SCALAR this
- * file defines them, the scalar parser's loops with the parser inlined
- * (docs/mfex.md says which ISAs gain from it).
+ * and MFEX_WHOLE_BATCH and MFEX_LANES, the functions (of sp_scalar_mfex's
+ * arguments, the second with a mask of lanes for n) that parse the packets
+ * no profile takes (a whole batch, some lanes of one); with
+ * MFEX_INLINE_SCALAR this file defines them, the scalar parser's loops
+ * with the parser inlined (docs/mfex.md says which ISAs gain from it).
  * No include guard: each includer has its own definitions.
  *
  * Instantiated by src/avx2/mfex.c, src/avx512/mfex.c (twice: avx512 and

@@ -11,9 +11,3 @@ sp_scalar_mfex(struct sp_packet *const *pkts, uint32_t n,
     parse_packets(pkts, n, keys);
 }
 
-void
-sp_scalar_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,
-                     struct sp_flow_key *keys)
-{
-    parse_lanes(pkts, lanes, keys);
-}
