@@ -21,6 +21,8 @@
 #include <urcu-qsbr.h>
 
 #include "bench_rules.h"
+#include "common/csum.h"
+#include "common/proto.h"
 #include "benchlib.h"
 #include "simdpath/classifier.h"
 #include "simdpath/dispatch.h"
@@ -168,6 +170,8 @@ struct rewrite_case {
     struct sp_packet pkts[KEYS];
     struct sp_packet *ptrs[KEYS];
     struct sp_ipv4_set set;
+    uint16_t ttl_word[KEYS]; /* dec_ttl: each header's TTL word... */
+    uint16_t csum[KEYS];     /* ...and checksum, put back every run */
 };
 
 static void
@@ -176,10 +180,16 @@ run_rewrite(void *ctx)
     struct rewrite_case *c = ctx;
 
     c->fn(c->ptrs, KEYS, &c->set);
+    /* Else the TTLs run down to 1 and dec_ttl times the expired path. */
+    for (unsigned i = 0; c->set.dec_ttl && i < KEYS; i++) {
+        sp_store16(c->bytes[i] + 14 + SP_IPV4_TTL_OFS, c->ttl_word[i]);
+        sp_store16(c->bytes[i] + 14 + SP_IPV4_CSUM_OFS, c->csum[i]);
+    }
     __asm__ volatile("" ::"r"(c->bytes) : "memory");
 }
 
-/* Sets of rewrite cases: the TTL; both addresses; TOS, TTL and both. */
+/* Sets of rewrite cases: the TTL; both addresses; TOS, TTL and both;
+ * dec_ttl (rule b of docs/perf/e2e.md). */
 static void
 rewrite_setup(struct rewrite_case *c, sp_ipv4_rewrite_fn *fn, int which)
 {
@@ -208,6 +218,14 @@ rewrite_setup(struct rewrite_case *c, sp_ipv4_rewrite_fn *fn, int which)
         c->set.tos_mask = 0xfc;
         c->set.ttl_mask = 0xff;
     }
+    if (which == 3) {
+        c->set = (struct sp_ipv4_set){.dec_ttl = true};
+        for (unsigned i = 0; i < KEYS; i++) {
+            c->bytes[i][14 + SP_IPV4_TTL_OFS] |= 2; /* none expires */
+            c->ttl_word[i] = sp_load16(c->bytes[i] + 14 + SP_IPV4_TTL_OFS);
+            c->csum[i] = sp_load16(c->bytes[i] + 14 + SP_IPV4_CSUM_OFS);
+        }
+    }
 }
 
 /* The cases of both modes: name, items per iteration, and how to run one. */
@@ -231,6 +249,7 @@ static const struct {
     {"ipv4-ttl", SP_KERNEL_ipv4_rewrite, KEYS, run_rewrite, 0},
     {"ipv4-addrs", SP_KERNEL_ipv4_rewrite, KEYS, run_rewrite, 1},
     {"ipv4-tos-ttl-addrs", SP_KERNEL_ipv4_rewrite, KEYS, run_rewrite, 2},
+    {"ipv4-dec-ttl", SP_KERNEL_ipv4_rewrite, KEYS, run_rewrite, 3},
 };
 
 #define N_CASES (sizeof count_cases / sizeof *count_cases)

@@ -111,6 +111,19 @@ sp_ipv4_set_byte(uint8_t *ip, unsigned ofs, uint8_t dec, uint8_t value,
                       sp_csum_delta16(old, sp_load16(word)));
 }
 
+/* dec_ttl alone on a header whose TTL is above 1: the TTL's word drops by
+ * the TTL's place value in it, so the word's terms ~old + new that
+ * sp_ipv4_set_byte would sum are 0xffff less that place, whatever the
+ * word held. */
+static inline void
+sp_ipv4_dec_ttl(uint8_t *ip)
+{
+    static const uint8_t ttl_one[2] = {1, 0}; /* the TTL leads its word */
+
+    ip[SP_IPV4_TTL_OFS]--;
+    sp_csum_update_at(ip + SP_IPV4_CSUM_OFS, 0xffffu - sp_load16(ttl_one));
+}
+
 /*
  * The set laid out as the first 20 header bytes, for the SIMD variants.
  * Their checksum sums use that, for a touched word, ~old + new equals
@@ -191,7 +204,9 @@ sp_ipv4_rewrite_byte(struct sp_packet *const *pkts, uint32_t n, unsigned ofs,
         uint32_t hlen;
         uint8_t *ip = sp_ipv4_rewritable(pkts[i], dec_ttl, i, &expired, &hlen);
 
-        if (ip && (mask || dec_ttl)) {
+        if (ip && dec_ttl && !mask) {
+            sp_ipv4_dec_ttl(ip);
+        } else if (ip && (mask || dec_ttl)) {
             sp_ipv4_set_byte(ip, ofs, dec_ttl, value, mask);
         }
     }

@@ -104,9 +104,14 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
      * changes a byte and a checksum word: the per-field step beats
      * whole-header vector work (docs/perf/kernels.md). */
     if (sp_ipv4_set_one_byte(set)) {
-        return set->tos_mask
-                   ? sp_ipv4_rewrite_byte(pkts, n, 1, false, set->tos,
-                                          set->tos_mask)
+        if (set->tos_mask) {
+            return sp_ipv4_rewrite_byte(pkts, n, 1, false, set->tos,
+                                        set->tos_mask);
+        }
+        /* dec_ttl alone, in a loop of its own: sp_ipv4_dec_ttl's constant
+         * checksum terms, and no set to read. */
+        return dec_ttl && !set->ttl_mask
+                   ? sp_ipv4_rewrite_byte(pkts, n, SP_IPV4_TTL_OFS, true, 0, 0)
                    : sp_ipv4_rewrite_byte(pkts, n, SP_IPV4_TTL_OFS, dec_ttl,
                                           set->ttl, set->ttl_mask);
     }
