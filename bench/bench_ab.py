@@ -10,6 +10,7 @@ the PMD thread mid-burst, and the TSC counts that time as busy: 'on-cpu'
 scales the busy cycles and the stages by the share of the round the
 thread ran (schedstat). Prints the medians of A and B and B/A and, with
 --floor, of dpdk-testpmd on the same ports and CPU in the same turns
+(with --floor-pool's mbuf pool, xbuf unless told: bench_e2e.py says why)
 (its busy cycles per packet, --record-core-cycles).
 
 Traffic: net_pcap replays (infinite_rx) a capture of FLOWS distinct
@@ -22,6 +23,7 @@ rule a's actions.
 Usage: bench_ab.py A B [--flows N] [--active K] [--rule a|b|c] [--exact]
                    [--emc-entries N] [--rounds R] [--seconds S]
                    [--cpu C] [--main-cpu C] [--pmd-perf] [--floor]
+                   [--floor-pool native|xbuf]
 """
 import argparse
 import os
@@ -225,7 +227,8 @@ class Testpmd(Run):
                "--file-prefix=sp-ab-floor-%d" % os.getpid(), "--vdev",
                "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "--vdev",
                "net_null0,no-rx=1", "--", "-i", "--forward-mode=" + mode,
-               "--record-core-cycles", "--total-num-mbufs=%d" % mbufs]
+               "--record-core-cycles", "--mp-alloc=" + args.floor_pool,
+               "--total-num-mbufs=%d" % mbufs]
         self.lines = queue.Queue()
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
@@ -290,6 +293,8 @@ def main():
     ap.add_argument("--pmd-perf", action="store_true")
     ap.add_argument("--floor", action="store_true",
                     help="dpdk-testpmd in the same turns")
+    ap.add_argument("--floor-pool", choices=["native", "xbuf"],
+                    default="xbuf", help="testpmd's --mp-alloc")
     args = ap.parse_args()
     if args.active is not None and not 0 < args.active <= args.flows:
         ap.error("--active %d: from 1 to --flows (%d)"

@@ -14,7 +14,9 @@ wildcard rule or N exact 5-tuple rules, EMC on and off, it measures:
   testpmd   dpdk-testpmd io (the floor for rule a) and macswap (the floor
             for b and c), from its --record-core-cycles statistics: TSC
             cycles of the bursts that brought packets over the packets,
-            the same quantity
+            the same quantity; each with its native mbuf pool and with
+            --mp-alloc=xbuf (mbufs of their own, buffers in one zone),
+            the floor the cheaper of the two
   ovs       Debian's ovs-vswitchd-dpdk with its own database, run folder,
             file prefix and bridge (never the system's), one PMD, rules
             by ovs-ofctl, EMC off as other_config:emc-insert-inv-prob=0;
@@ -250,7 +252,7 @@ class Bench:
 
     # dpdk-testpmd
 
-    def testpmd(self, n, mode):
+    def testpmd(self, n, mode, pool):
         log = self.path("testpmd.log")
         p = spawn(["dpdk-testpmd", "--main-lcore", str(self.o.main_cpu),
                    "-l", "%d,%d" % (self.o.main_cpu, self.o.pmd_cpu),
@@ -258,10 +260,10 @@ class Bench:
                    "--no-pci", "--file-prefix=" + self.prefix("testpmd"),
                    "--vdev", self.pcap_dev(n), "--vdev", "net_null0,no-rx=1",
                    "--", "-i", "--forward-mode=" + mode,
-                   "--record-core-cycles",
+                   "--record-core-cycles", "--mp-alloc=" + pool,
                    "--total-num-mbufs=%d" % (n + 16384)],
                   log, stdin=subprocess.PIPE)
-        what = "dpdk-testpmd " + mode
+        what = "dpdk-testpmd %s, %s pool" % (mode, pool)
 
         def say(line):
             p.stdin.write((line + "\n").encode())
@@ -509,7 +511,9 @@ def measure_flows(bench, n, n_cases, systems, samples, errors, notes):
         for rnd in range(bench.o.rounds):
             print("%d flows, round %d" % (n, rnd + 1))
             for mode in sorted({floor_mode(r) for (_, r, _, _) in n_cases}):
-                record((n, mode), lambda: bench.testpmd(n, mode))
+                for pool in FLOOR_POOLS:
+                    record((n, mode, pool),
+                           lambda: bench.testpmd(n, mode, pool))
             order = [s for s in systems if s != "testpmd"]
             if rnd % 2:
                 order.reverse()
@@ -530,9 +534,10 @@ def measure_flows(bench, n, n_cases, systems, samples, errors, notes):
 
 
 def fmt_key(key):
-    """(n, system, rule, table, emc) or (n, floor mode) as words."""
-    if len(key) == 2:
-        return "%d flows, testpmd %s" % key
+    """(n, system, rule, table, emc) or (n, floor mode, pool) as
+    words."""
+    if len(key) == 3:
+        return "%d flows, testpmd %s, %s pool" % key
     n, system, r, t, emc = key
     return "%d flows, %s, rule %s %s, EMC %s" % (
         n, system, r, t, "on" if emc else "off")
@@ -548,6 +553,27 @@ def floor_mode(rule):
     """The floor: testpmd io moves packets as rule a does; b and c write
     the packet, as macswap does."""
     return "io" if rule == "a" else "macswap"
+
+
+# testpmd's mbuf pools (--mp-alloc). Without hugepages DPDK's native pool
+# puts one buffer in each 4 KB page, all at the same offset, so that a
+# burst's mbufs share one L1 cache set; xbuf packs the mbufs apart from
+# their buffers. simdpath packs its pool (src/io/port.c): the floor is the
+# cheaper of the two.
+FLOOR_POOLS = ["native", "xbuf"]
+
+
+def floor_of(samples, n, rule):
+    """The floor's cycles at n flows for the rule and its label ("37 io,
+    xbuf"), or (None, None)."""
+    got = [(median(samples, (n, floor_mode(rule), p)), p)
+           for p in FLOOR_POOLS]
+    got = [g for g in got if g[0] is not None]
+    if not got:
+        return None, None
+    value, pool = min(got)
+    return value, "%s%s" % (floor_mode(rule),
+                            "" if pool == "native" else ", " + pool)
 
 
 def median(samples, key):
@@ -570,12 +596,12 @@ def table(samples, case_list):
     rows = sorted({(n, r, t) for (n, r, t, _) in case_list},
                   key=lambda k: (k[0], k[1], TABLES.index(k[2])))
     for n, r, t in rows:
-        floor = median(samples, (n, floor_mode(r)))
+        floor, label = floor_of(samples, n, r)
         sp = [median(samples, (n, "simdpath", r, t, e)) for e in (1, 0)]
         ovs = [median(samples, (n, "ovs", r, t, e)) for e in (1, 0)]
         lines.append("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
             n, "1" if t == "wildcard" else "%d exact" % n, r,
-            "-" if floor is None else "%.0f %s" % (floor, floor_mode(r)),
+            "-" if floor is None else "%.0f %s" % (floor, label),
             fmt_pair(sp[0], sp[1], "%.0f"), fmt_pair(ovs[0], ovs[1], "%.0f"),
             fmt_pair(ratio(sp[0], floor), ratio(sp[1], floor), "%.2fx"),
             fmt_pair(ratio(ovs[0], sp[0]), ratio(ovs[1], sp[1]), "%.2fx")))
@@ -608,9 +634,10 @@ def plot(path, samples, case_list, title):
                      ("OVS EMC off", "C1", "--", lambda n, r=r, t=t:
                       (n, "ovs", r, t, False)),
                      ("testpmd " + floor_mode(r) + " (floor)", "k", ":",
-                      lambda n, r=r: (n, floor_mode(r)))]
+                      None)]
             for label, color, style, key in lines:
-                pts = [(n, median(samples, key(n))) for n in flows]
+                pts = [(n, floor_of(samples, n, r)[0] if key is None else
+                        median(samples, key(n))) for n in flows]
                 pts = [(n, v) for n, v in pts if v is not None]
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts],
@@ -790,7 +817,8 @@ def quick_checks(o, samples, case_list, systems):
     and the table and plot written."""
     want = [(n, s, r, t, e) for (n, r, t, e) in case_list
             for s in systems if s != "testpmd"]
-    want += [(n, m) for (n, r, _, _) in case_list for m in [floor_mode(r)]]
+    want += [(n, floor_mode(r), p) for (n, r, _, _) in case_list
+             for p in FLOOR_POOLS]
     bad = [k for k in want if not samples.get(k) or
            not all(v > 0 for v in samples[k])]
     for k in bad:
