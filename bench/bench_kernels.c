@@ -21,9 +21,9 @@
 #include <urcu-qsbr.h>
 
 #include "bench_rules.h"
+#include "benchlib.h"
 #include "common/csum.h"
 #include "common/proto.h"
-#include "benchlib.h"
 #include "simdpath/classifier.h"
 #include "simdpath/dispatch.h"
 #include "simdpath/emc.h"

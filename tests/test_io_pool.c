@@ -5,9 +5,8 @@
  * burst's mbufs would share one L1 cache set (src/io/port.c, pool_create);
  * and every buffer taken goes back.
  */
+#include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "simdpath/io.h"
 #include "testlib.h"
