@@ -7,6 +7,7 @@
 #ifndef SP_PACKET_H
 #define SP_PACKET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Largest batch a kernel takes: one rx burst. */
@@ -22,6 +23,8 @@ struct sp_packet {
     uint16_t l3_ofs;  /* filled in by miniflow extract, or SP_OFS_NONE */
     uint16_t l4_ofs;  /* likewise */
     uint16_t status;  /* parse status, see the miniflow extract kernel */
+    uint16_t pad;     /* the parser's 8-byte metadata store writes 0 here */
+    bool reframed;    /* data or len moved since rx (the action sets it) */
     void *owner;      /* the I/O layer's handle for this packet */
 };
 

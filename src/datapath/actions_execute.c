@@ -283,6 +283,7 @@ push_vlan(struct group *g, uint16_t tpid)
         sp_store_be16(d + 12, tpid);
         sp_store_be16(d + 14, tci);
         pkt->len += SP_VLAN_HDR_LEN;
+        pkt->reframed = true;
         shift_offsets(pkt, SP_VLAN_HDR_LEN);
     }
 }
@@ -303,6 +304,7 @@ strip_vlan(struct group *g)
         memmove(pkt->data + SP_VLAN_HDR_LEN, pkt->data, SP_ETH_ADDRS_LEN);
         pkt->data += SP_VLAN_HDR_LEN;
         pkt->len -= SP_VLAN_HDR_LEN;
+        pkt->reframed = true;
         shift_offsets(pkt, -SP_VLAN_HDR_LEN);
     }
 }

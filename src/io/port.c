@@ -682,6 +682,7 @@ from_mbuf(struct rte_mbuf *m, unsigned port, struct sp_packet *pkt)
     pkt->data = rte_pktmbuf_mtod(m, uint8_t *);
     pkt->len = rte_pktmbuf_data_len(m);
     pkt->in_port = (uint16_t)port;
+    pkt->reframed = false;
     pkt->owner = m;
 }
 
@@ -707,15 +708,15 @@ sp_io_rx(unsigned port, unsigned queue, struct sp_packet *pkts, uint32_t max,
 }
 
 /* The mbuf of a packet, its start and length brought up to date with
- * what the actions did to pkt->data and pkt->len (VLAN push and pop).
- * Every packet is one segment: rx gathered the others. */
+ * what the actions did to pkt->data and pkt->len (VLAN push and pop),
+ * which they say in pkt->reframed. Every packet is one segment: rx
+ * gathered the others. */
 static struct rte_mbuf *
 to_mbuf(const struct sp_packet *pkt)
 {
     struct rte_mbuf *m = pkt->owner;
-    uint8_t *start = rte_pktmbuf_mtod(m, uint8_t *);
 
-    if (pkt->data != start || pkt->len != m->data_len) {
+    if (unlikely(pkt->reframed)) {
         m->data_off = (uint16_t)(pkt->data - (uint8_t *)m->buf_addr);
         m->data_len = (uint16_t)pkt->len;
         m->pkt_len = pkt->len;
@@ -763,6 +764,7 @@ sp_io_clone(const struct sp_packet *pkt, struct sp_packet *copy)
     memcpy(rte_pktmbuf_mtod(m, uint8_t *), pkt->data, pkt->len);
     *copy = *pkt;
     copy->data = rte_pktmbuf_mtod(m, uint8_t *);
+    copy->reframed = false; /* alloc_frame made m's length pkt->len */
     copy->owner = m;
     return 0;
 }
