@@ -903,7 +903,9 @@ test_vlan(void **state)
     assert_int_equal(sp_test_get_be16(p->data + 12), 0x88a8);
     assert_int_equal(sp_test_get_be16(p->data + 14), 100);
     assert_memory_equal(p->data + 16, untagged_f + 12, lenu - 12);
+    assert_true(p->reframed); /* the I/O layer's cue to move its mbuf */
     p = tx[0].pkts[1];
+    assert_true(p->reframed);
     assert_int_equal(p->len, lent + 4);
     assert_int_equal(p->l3_ofs, l3t + 4);
     assert_int_equal(sp_test_get_be16(p->data + 12), 0x88a8);
@@ -922,10 +924,12 @@ test_vlan(void **state)
     assert_int_equal(p->l4_ofs, l4t - 4);
     assert_memory_equal(p->data, tagged_f, 12);
     assert_memory_equal(p->data + 12, tagged_f + 16, lent - 16);
+    assert_true(p->reframed);
     p = tx[1].pkts[1];
     assert_int_equal(p->len, lenu);
     assert_int_equal(p->l3_ofs, l3u);
     assert_memory_equal(p->data, untagged_f, lenu);
+    assert_false(p->reframed);
     ctx_finish(&ctx);
 
     /* Set the PCP of a matched tag; push then strip is the identity. */
