@@ -249,6 +249,10 @@ struct sp_dp_packet_in {
  * (it must not block: write to an eventfd, say). */
 void sp_dp_controller_set(struct sp_dp *dp, bool connected,
                           void (*notify)(void *aux), void *aux);
+/* Returns once every PMD thread has ended the poll it was in: what it
+ * did with rules removed or changed before the call (their counts, the
+ * PACKET_INs it queued) is done. Not from a PMD thread. */
+void sp_dp_sync(struct sp_dp *dp);
 /* Takes up to max queued packets, oldest first per PMD; one thread only. */
 unsigned sp_dp_packet_in_take(struct sp_dp *dp, struct sp_dp_packet_in *out,
                               unsigned max);

@@ -288,6 +288,11 @@ struct sp_of_switch {
     /* Sends a decoded PACKET_OUT; 0, or -1 with err filled. */
     int (*packet_out)(void *aux, const struct sp_of_packet_out *po,
                       struct sp_of_error *err);
+    /* Before a BARRIER_REPLY: waits until the datapath no longer uses
+     * what earlier messages removed, and queues on the sessions what it
+     * sent the controller until then (PACKET_INs). NULL: nothing to wait
+     * for. */
+    void (*barrier)(void *aux);
 };
 
 /* A growable byte buffer. */

@@ -840,6 +840,17 @@ packet_in_send(void)
     }
 }
 
+/* BARRIER: the PMDs past every earlier change, then the PACKET_INs they
+ * queued until then, so that none from a rule the controller deleted
+ * follows the reply. */
+static void
+sw_barrier(void *aux)
+{
+    (void)aux;
+    sp_dp_sync(ch.dp);
+    packet_in_send();
+}
+
 /* The datapath's in_port of an OpenFlow one (a port or CONTROLLER). */
 static uint16_t
 dp_port(uint32_t of_port)
@@ -1250,6 +1261,7 @@ sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,
         .table = sw_table,
         .frame_match = sw_frame_match,
         .packet_out = sw_packet_out,
+        .barrier = sw_barrier,
     };
     ch.ctrl_backoff_ms = BACKOFF_MIN_MS;
     clock_gettime(CLOCK_MONOTONIC, &ch.started);

@@ -776,6 +776,16 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
 }
 
 void
+sp_dp_sync(struct sp_dp *dp)
+{
+    /* A PMD passes a quiescent state once a poll, after its last burst's
+     * rules are dead (sp_dp_pmd_run). */
+    if (__atomic_load_n(&dp->running_pmds, __ATOMIC_ACQUIRE)) {
+        synchronize_rcu();
+    }
+}
+
+void
 sp_dp_maintain(struct sp_dp *dp)
 {
     sp_cls_sort(dp->cls);

@@ -781,9 +781,15 @@ handle(struct sp_of_session *s, const uint8_t *msg, size_t len,
         return 0;
     }
     case SP_OFPT_BARRIER_REQUEST:
-        /* Every earlier message has been applied already. */
-        return fixed_len(len, 8, err)
-                   ?: reply_empty(s, SP_OFPT_BARRIER_REPLY, xid);
+        /* Every earlier message has been applied already; the switch
+         * makes sure the datapath is done with what they removed. */
+        if (fixed_len(len, 8, err)) {
+            return -1;
+        }
+        if (s->sw->barrier) {
+            s->sw->barrier(s->sw->aux);
+        }
+        return reply_empty(s, SP_OFPT_BARRIER_REPLY, xid);
     case SP_OFPT_FLOW_MOD: {
         struct sp_of_flow_mod fm;
 
