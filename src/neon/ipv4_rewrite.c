@@ -19,10 +19,11 @@
 #include "generic/ipv4_rewrite.h"
 
 /* The 8 address bytes (12 to 19) alone; 'value' and 'mask' are those bytes
- * of the image, and the header's terms are the L4 ones. */
-static void
-rewrite_addrs(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
-              uint8x8_t value, uint8x8_t mask, uint32_t words)
+ * of the image, and the header's terms are the L4 ones. l4_csum and udp
+ * are sp_ipv4_l4_csum's (constants at the calls of the plain shapes). */
+static inline __attribute__((always_inline)) void
+rewrite_addrs(uint8_t *ip, uint8_t *l4_csum, int udp, uint8x8_t value,
+              uint8x8_t mask, uint32_t words)
 {
     uint8x8_t old = vld1_u8(ip + SP_IPV4_SRC_OFS);
     uint8x8_t new = vbsl_u8(mask, value, old);
@@ -30,8 +31,6 @@ rewrite_addrs(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
     int32x4_t diffs = vreinterpretq_s32_u32(
         vsubl_u16(vreinterpret_u16_u8(new), vreinterpret_u16_u8(old)));
     uint32_t delta = sp_ipv4_delta(words, vaddvq_s32(diffs));
-    int udp;
-    uint8_t *l4_csum = sp_ipv4_l4_csum(pkt, ip, hlen, &udp);
 
     vst1_u8(ip + SP_IPV4_SRC_OFS, new);
     sp_csum_update_at(ip + SP_IPV4_CSUM_OFS, delta);
@@ -190,13 +189,58 @@ rewrite_ttl(struct sp_packet *const *pkts, uint32_t n,
     return expired;
 }
 
+/* The whole-header image as vectors. */
+struct header_vectors {
+    uint8x16_t value, mask, dec;
+    uint8x8_t value_hi, mask_hi;
+    uint32_t hdr_words, l4_words;
+};
+
+/* Rewrites the header at ip by the image and, if l4_csum, the L4
+ * checksum there (udp: a UDP one). 'udp' and whether l4_csum is NULL are
+ * constants at the calls of the plain shapes. l4_csum is found before
+ * the header store: a narrow load of just-stored bytes would wait for
+ * store forwarding to fail. */
+static inline __attribute__((always_inline)) void
+rewrite_header(uint8_t *ip, uint8_t *l4_csum, int udp,
+               const struct header_vectors *v)
+{
+    uint8x16_t old = vld1q_u8(ip), new;
+    /* Bytes 16-19; the rest zero, in old and so in new. */
+    uint8x8_t old_hi = vcreate_u8(sp_load32(ip + 16)), new_hi;
+    uint16x8_t new16, old16;
+    int32x4_t lo, hi, top;
+    uint16_t csum;
+
+    new = vbslq_u8(v->mask, v->value, vaddq_u8(old, v->dec));
+    new_hi = vbsl_u8(v->mask_hi, v->value_hi, old_hi);
+    /* new - old of each word, widened: words 0-3, 4-7 (6 and 7: the
+     * source) and 8-9 (the destination). */
+    new16 = vreinterpretq_u16_u8(new);
+    old16 = vreinterpretq_u16_u8(old);
+    lo = vreinterpretq_s32_u32(
+        vsubl_u16(vget_low_u16(new16), vget_low_u16(old16)));
+    hi = vreinterpretq_s32_u32(vsubl_high_u16(new16, old16));
+    top = vreinterpretq_s32_u32(
+        vsubl_u16(vreinterpret_u16_u8(new_hi), vreinterpret_u16_u8(old_hi)));
+    csum = sp_csum_update(
+        sp_load16(ip + SP_IPV4_CSUM_OFS),
+        sp_ipv4_delta(v->hdr_words,
+                      vaddvq_s32(vaddq_s32(vaddq_s32(lo, hi), top))));
+    vst1q_u8(ip, vreinterpretq_u8_u16(vsetq_lane_u16(
+                     csum, vreinterpretq_u16_u8(new), SP_IPV4_CSUM_OFS / 2)));
+    sp_store32(ip + 16, vget_lane_u32(vreinterpret_u32_u8(new_hi), 0));
+    sp_ipv4_apply_l4(
+        l4_csum, udp,
+        sp_ipv4_delta(v->l4_words, vaddvq_s32(vextq_s32(hi, top, 2))));
+}
+
 uint32_t
 sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
                      const struct sp_ipv4_set *set)
 {
     struct sp_ipv4_image im;
-    uint8x16_t value, mask, dec;
-    uint8x8_t value_hi, mask_hi;
+    struct header_vectors v;
     /* Locals: stores to packets could alias *set for the compiler. */
     bool addrs = set->src_mask || set->dst_mask, dec_ttl = set->dec_ttl;
     uint32_t expired = 0;
@@ -218,63 +262,52 @@ sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
 
         for (uint32_t i = 0; i < n; i++) {
             uint32_t hlen;
-            uint8_t *ip =
-                sp_ipv4_rewritable(pkts[i], dec_ttl, i, &expired, &hlen);
+            uint8_t *ip, *l4_csum;
+            int udp;
 
-            if (ip) {
-                rewrite_addrs(pkts[i], ip, hlen, addr_value, addr_mask,
+            if ((ip = sp_ipv4_plain_l4(pkts[i], false, SP_IPPROTO_UDP))) {
+                rewrite_addrs(ip, ip + SP_IPV4_HDR_LEN + 6, 1, addr_value,
+                              addr_mask, im.l4_words);
+            } else if ((ip = sp_ipv4_plain_l4(pkts[i], false,
+                                              SP_IPPROTO_TCP))) {
+                rewrite_addrs(ip, ip + SP_IPV4_HDR_LEN + 16, 0, addr_value,
+                              addr_mask, im.l4_words);
+            } else if ((ip = sp_ipv4_header(pkts[i], &hlen))) {
+                l4_csum = sp_ipv4_l4_csum(pkts[i], ip, hlen, &udp);
+                rewrite_addrs(ip, l4_csum, udp, addr_value, addr_mask,
                               im.l4_words);
             }
         }
         return expired;
     }
-    value = vld1q_u8(im.value);
-    mask = vld1q_u8(im.mask);
-    dec = vld1q_u8(im.dec);
-    value_hi = vld1_u8(im.value + 16);
-    mask_hi = vld1_u8(im.mask + 16);
+    v.value = vld1q_u8(im.value);
+    v.mask = vld1q_u8(im.mask);
+    v.dec = vld1q_u8(im.dec);
+    v.value_hi = vld1_u8(im.value + 16);
+    v.mask_hi = vld1_u8(im.mask + 16);
+    v.hdr_words = im.hdr_words;
+    v.l4_words = im.l4_words;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t hlen;
-        uint8_t *ip = sp_ipv4_rewritable(pkts[i], dec_ttl, i, &expired, &hlen);
-        uint8_t *l4_csum;
+        uint8_t *ip, *l4_csum;
         int udp = 0;
-        uint8x16_t old, new;
-        uint8x8_t old_hi, new_hi;
-        uint16x8_t new16, old16;
-        int32x4_t lo, hi, top;
-        uint16_t csum;
 
+        if (addrs) {
+            if ((ip = sp_ipv4_plain_l4(pkts[i], dec_ttl, SP_IPPROTO_UDP))) {
+                rewrite_header(ip, ip + SP_IPV4_HDR_LEN + 6, 1, &v);
+                continue;
+            }
+            if ((ip = sp_ipv4_plain_l4(pkts[i], dec_ttl, SP_IPPROTO_TCP))) {
+                rewrite_header(ip, ip + SP_IPV4_HDR_LEN + 16, 0, &v);
+                continue;
+            }
+        }
+        ip = sp_ipv4_rewritable(pkts[i], dec_ttl, i, &expired, &hlen);
         if (!ip) {
             continue;
         }
-        /* Found before the header store: a narrow load of just-stored
-         * bytes would wait for store forwarding to fail. */
         l4_csum = addrs ? sp_ipv4_l4_csum(pkts[i], ip, hlen, &udp) : NULL;
-        old = vld1q_u8(ip);
-        /* Bytes 16-19; the rest zero, in old and so in new. */
-        old_hi = vcreate_u8(sp_load32(ip + 16));
-        new = vbslq_u8(mask, value, vaddq_u8(old, dec));
-        new_hi = vbsl_u8(mask_hi, value_hi, old_hi);
-        /* new - old of each word, widened: words 0-3, 4-7 (6 and 7: the
-         * source) and 8-9 (the destination). */
-        new16 = vreinterpretq_u16_u8(new);
-        old16 = vreinterpretq_u16_u8(old);
-        lo = vreinterpretq_s32_u32(
-            vsubl_u16(vget_low_u16(new16), vget_low_u16(old16)));
-        hi = vreinterpretq_s32_u32(vsubl_high_u16(new16, old16));
-        top = vreinterpretq_s32_u32(vsubl_u16(vreinterpret_u16_u8(new_hi),
-                                              vreinterpret_u16_u8(old_hi)));
-        csum = sp_csum_update(
-            sp_load16(ip + SP_IPV4_CSUM_OFS),
-            sp_ipv4_delta(im.hdr_words,
-                          vaddvq_s32(vaddq_s32(vaddq_s32(lo, hi), top))));
-        vst1q_u8(ip,
-                 vreinterpretq_u8_u16(vsetq_lane_u16(
-                     csum, vreinterpretq_u16_u8(new), SP_IPV4_CSUM_OFS / 2)));
-        sp_store32(ip + 16, vget_lane_u32(vreinterpret_u32_u8(new_hi), 0));
-        sp_ipv4_apply_l4(
-            l4_csum, udp,
-            sp_ipv4_delta(im.l4_words, vaddvq_s32(vextq_s32(hi, top, 2))));
+        rewrite_header(ip, l4_csum, udp, &v);
     }
     return expired;
 }

@@ -20,10 +20,11 @@ typedef void sp_ipv4_store_fn(uint8_t *ip, __m256i hdr, uint16_t csum);
 
 /* A set that touches only the addresses changes 8 contiguous bytes (12 to
  * 19): one 64-bit lane holds them, and the header's terms are the L4
- * ones. 'value' and 'mask' are those bytes of the image. */
-static inline void
-sp_ipv4_rewrite_addrs(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
-                      __m128i value, __m128i mask, uint32_t words)
+ * ones. 'value' and 'mask' are those bytes of the image; l4_csum and udp
+ * are sp_ipv4_l4_csum's (constants at the calls of the plain shapes). */
+static inline __attribute__((always_inline)) void
+sp_ipv4_rewrite_addrs(uint8_t *ip, uint8_t *l4_csum, int udp, __m128i value,
+                      __m128i mask, uint32_t words)
 {
     const __m128i bias = _mm_set1_epi16((short)0x8000);
     const __m128i ones = _mm_set1_epi16(1);
@@ -35,8 +36,6 @@ sp_ipv4_rewrite_addrs(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
                       _mm_madd_epi16(_mm_xor_si128(old, bias), ones)));
     uint32_t delta = sp_ipv4_delta(
         words, (int32_t)(uint32_t)diffs + (int32_t)(uint32_t)(diffs >> 32));
-    int udp;
-    uint8_t *l4_csum = sp_ipv4_l4_csum(pkt, ip, hlen, &udp);
 
     _mm_storel_epi64((__m128i *)(ip + SP_IPV4_SRC_OFS), new);
     sp_csum_update_at(ip + SP_IPV4_CSUM_OFS, delta);
@@ -57,10 +56,19 @@ sp_ipv4_rewrite_addrs_only(struct sp_packet *const *pkts, uint32_t n,
 
     for (uint32_t i = 0; i < n; i++) {
         uint32_t hlen;
-        uint8_t *ip = sp_ipv4_header(pkts[i], &hlen);
+        uint8_t *ip;
+        int udp;
 
-        if (ip) {
-            sp_ipv4_rewrite_addrs(pkts[i], ip, hlen, value, mask, words);
+        if ((ip = sp_ipv4_plain_l4(pkts[i], false, SP_IPPROTO_UDP))) {
+            sp_ipv4_rewrite_addrs(ip, ip + SP_IPV4_HDR_LEN + 6, 1, value, mask,
+                                  words);
+        } else if ((ip = sp_ipv4_plain_l4(pkts[i], false, SP_IPPROTO_TCP))) {
+            sp_ipv4_rewrite_addrs(ip, ip + SP_IPV4_HDR_LEN + 16, 0, value,
+                                  mask, words);
+        } else if ((ip = sp_ipv4_header(pkts[i], &hlen))) {
+            uint8_t *l4_csum = sp_ipv4_l4_csum(pkts[i], ip, hlen, &udp);
+
+            sp_ipv4_rewrite_addrs(ip, l4_csum, udp, value, mask, words);
         }
     }
     return 0; /* no dec_ttl, nothing expires */
@@ -89,13 +97,61 @@ sp_ipv4_rewrite_tos_ttl(uint8_t *ip, const struct sp_ipv4_image *im)
     ip[ttl_ofs] = new_ttl;
 }
 
+/* The whole-header loop's image as vectors. vpmaddwd multiplies signed
+ * words: flipping the top bit of old and new alike (bias) makes each word
+ * w - 0x8000, which cancels in new - old. */
+struct sp_ipv4_vectors {
+    __m256i value, mask, dec, bias, ones;
+    uint32_t hdr_words, l4_words;
+};
+
+/* Rewrites the header at ip by the image and, if l4_csum, the L4
+ * checksum there (udp: a UDP one). 'udp' and whether l4_csum is NULL are
+ * constants at the calls of the plain shapes. */
+static inline __attribute__((always_inline)) void
+sp_ipv4_rewrite_header(uint8_t *ip, uint8_t *l4_csum, int udp,
+                       const struct sp_ipv4_vectors *v, sp_ipv4_load_fn *load,
+                       sp_ipv4_store_fn *store)
+{
+    /* Read before the header store: a narrow load of just-stored bytes
+     * would wait for store forwarding to fail, and one of bytes the
+     * AVX-512 masked store only covers (it is 32 bytes wide) for that
+     * store to complete. */
+    uint16_t l4_old = l4_csum ? sp_load16(l4_csum) : 0;
+    __m256i old = load(ip), new, diffs;
+    __m128i lo, hi;
+    int32_t l4_diff;
+
+    new = _mm256_or_si256(
+        _mm256_andnot_si256(v->mask, _mm256_add_epi8(old, v->dec)), v->value);
+    /* 32-bit lane k: new - old of words 2k and 2k + 1; lanes 3 and 4 are
+     * the source and destination addresses. */
+    diffs = _mm256_sub_epi32(
+        _mm256_madd_epi16(_mm256_xor_si256(new, v->bias), v->ones),
+        _mm256_madd_epi16(_mm256_xor_si256(old, v->bias), v->ones));
+    lo = _mm256_castsi256_si128(diffs);
+    hi = _mm256_extracti128_si256(diffs, 1);
+    l4_diff = _mm_extract_epi32(lo, 3) + _mm_cvtsi128_si32(hi);
+    lo = _mm_add_epi32(lo, hi);
+    lo = _mm_add_epi32(lo, _mm_shuffle_epi32(lo, 0x4e));
+    lo = _mm_add_epi32(lo, _mm_shuffle_epi32(lo, 0xb1));
+    store(ip, new,
+          sp_csum_update(sp_load16(ip + SP_IPV4_CSUM_OFS),
+                         sp_ipv4_delta(v->hdr_words, _mm_cvtsi128_si32(lo))));
+    if (l4_csum) {
+        sp_store16(l4_csum,
+                   sp_ipv4_l4_updated(l4_old, udp,
+                                      sp_ipv4_delta(v->l4_words, l4_diff)));
+    }
+}
+
 static inline __attribute__((always_inline)) uint32_t
 sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
                     const struct sp_ipv4_set *set, sp_ipv4_load_fn *load,
                     sp_ipv4_store_fn *store)
 {
     struct sp_ipv4_image im;
-    __m256i value, mask, dec, bias, ones;
+    struct sp_ipv4_vectors v;
     /* Locals: stores to packets could alias *set for the compiler. */
     bool addrs = set->src_mask || set->dst_mask, dec_ttl = set->dec_ttl;
     uint32_t expired = 0;
@@ -119,23 +175,31 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
     if (im.hdr_words == im.l4_words) {
         return sp_ipv4_rewrite_addrs_only(pkts, n, &im);
     }
-    value = _mm256_loadu_si256((const __m256i *)im.value);
-    mask = _mm256_loadu_si256((const __m256i *)im.mask);
-    dec = _mm256_loadu_si256((const __m256i *)im.dec);
-    /* vpmaddwd multiplies signed words: flipping the top bit of old and
-     * new alike makes each word w - 0x8000, which cancels in new - old. */
-    bias = _mm256_set1_epi16((short)0x8000);
-    ones = _mm256_set1_epi16(1);
+    v.value = _mm256_loadu_si256((const __m256i *)im.value);
+    v.mask = _mm256_loadu_si256((const __m256i *)im.mask);
+    v.dec = _mm256_loadu_si256((const __m256i *)im.dec);
+    v.bias = _mm256_set1_epi16((short)0x8000);
+    v.ones = _mm256_set1_epi16(1);
+    v.hdr_words = im.hdr_words;
+    v.l4_words = im.l4_words;
     for (uint32_t i = 0; i < n; i++) {
+        uint8_t *ip, *l4_csum;
         uint32_t hlen;
-        uint8_t *ip = sp_ipv4_rewritable(pkts[i], dec_ttl, i, &expired, &hlen);
-        uint8_t *l4_csum;
-        int udp = 0;
-        int32_t l4_diff;
-        uint16_t l4_old;
-        __m256i old, new, diffs;
-        __m128i lo, hi;
+        int udp;
 
+        if (addrs) {
+            if ((ip = sp_ipv4_plain_l4(pkts[i], dec_ttl, SP_IPPROTO_UDP))) {
+                sp_ipv4_rewrite_header(ip, ip + SP_IPV4_HDR_LEN + 6, 1, &v,
+                                       load, store);
+                continue;
+            }
+            if ((ip = sp_ipv4_plain_l4(pkts[i], dec_ttl, SP_IPPROTO_TCP))) {
+                sp_ipv4_rewrite_header(ip, ip + SP_IPV4_HDR_LEN + 16, 0, &v,
+                                       load, store);
+                continue;
+            }
+        }
+        ip = sp_ipv4_rewritable(pkts[i], dec_ttl, i, &expired, &hlen);
         if (!ip) {
             continue;
         }
@@ -143,35 +207,8 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
             sp_ipv4_rewrite_tos_ttl(ip, &im);
             continue;
         }
-        /* Found and read before the header store: a narrow load of
-         * just-stored bytes would wait for store forwarding to fail, and
-         * one of bytes the AVX-512 masked store only covers (it is 32
-         * bytes wide) for that store to complete. */
-        l4_csum = addrs ? sp_ipv4_l4_csum(pkts[i], ip, hlen, &udp) : NULL;
-        l4_old = l4_csum ? sp_load16(l4_csum) : 0;
-        old = load(ip);
-        new = _mm256_or_si256(
-            _mm256_andnot_si256(mask, _mm256_add_epi8(old, dec)), value);
-        /* 32-bit lane k: new - old of words 2k and 2k + 1; lanes 3 and 4
-         * are the source and destination addresses. */
-        diffs = _mm256_sub_epi32(
-            _mm256_madd_epi16(_mm256_xor_si256(new, bias), ones),
-            _mm256_madd_epi16(_mm256_xor_si256(old, bias), ones));
-        lo = _mm256_castsi256_si128(diffs);
-        hi = _mm256_extracti128_si256(diffs, 1);
-        l4_diff = _mm_extract_epi32(lo, 3) + _mm_cvtsi128_si32(hi);
-        lo = _mm_add_epi32(lo, hi);
-        lo = _mm_add_epi32(lo, _mm_shuffle_epi32(lo, 0x4e));
-        lo = _mm_add_epi32(lo, _mm_shuffle_epi32(lo, 0xb1));
-        store(ip, new,
-              sp_csum_update(
-                  sp_load16(ip + SP_IPV4_CSUM_OFS),
-                  sp_ipv4_delta(im.hdr_words, _mm_cvtsi128_si32(lo))));
-        if (l4_csum) {
-            sp_store16(l4_csum,
-                       sp_ipv4_l4_updated(
-                           l4_old, udp, sp_ipv4_delta(im.l4_words, l4_diff)));
-        }
+        l4_csum = sp_ipv4_l4_csum(pkts[i], ip, hlen, &udp);
+        sp_ipv4_rewrite_header(ip, l4_csum, udp, &v, load, store);
     }
     return expired;
 }
