@@ -73,6 +73,9 @@
 #define SP_UDP_HDR_LEN  8
 #define SP_SCTP_HDR_LEN 12
 #define SP_ICMP_HDR_LEN 4
+/* Where their checksums are, from the start of the header */
+#define SP_TCP_CSUM_OFS 16
+#define SP_UDP_CSUM_OFS 6
 /* What OVS requires before it takes ICMP, ICMPv6 and IGMP type and code:
  * the 4 bytes above and the 4 that follow them. */
 #define SP_ICMP_MIN_LEN 8

@@ -345,10 +345,10 @@ ipv6_l4_csum(const struct sp_packet *pkt, const uint8_t *ip6, uint8_t proto,
     room = pkt->len - l4;
     *udp = proto == SP_IPPROTO_UDP;
     if (proto == SP_IPPROTO_TCP && room >= SP_TCP_HDR_LEN) {
-        return pkt->data + l4 + 16;
+        return pkt->data + l4 + SP_TCP_CSUM_OFS;
     }
     if (*udp && room >= SP_UDP_HDR_LEN) {
-        return pkt->data + l4 + 6;
+        return pkt->data + l4 + SP_UDP_CSUM_OFS;
     }
     if (proto == SP_IPPROTO_ICMPV6 && room >= SP_ICMP_HDR_LEN) {
         return pkt->data + l4 + 2;
@@ -496,7 +496,8 @@ set_tp(struct group *g, const struct sp_tp_set *set)
         sp_store16(l4 + 2, dst);
         delta = (set->src_mask ? sp_csum_delta16(old_src, src) : 0) +
                 (set->dst_mask ? sp_csum_delta16(old_dst, dst) : 0);
-        sp_ipv4_apply_l4(l4 + (set->proto == SP_IPPROTO_TCP ? 16 : 6),
+        sp_ipv4_apply_l4(l4 + (set->proto == SP_IPPROTO_TCP ? SP_TCP_CSUM_OFS
+                                                            : SP_UDP_CSUM_OFS),
                          set->proto == SP_IPPROTO_UDP, delta);
     }
 }

@@ -61,14 +61,15 @@ sp_ipv4_l4_csum(const struct sp_packet *pkt, uint8_t *ip, uint32_t hlen,
         pkt->len - l4 < (tcp ? 20u : 8u)) {
         return NULL;
     }
-    return pkt->data + l4 + (tcp ? 16 : 6);
+    return pkt->data + l4 + (tcp ? SP_TCP_CSUM_OFS : SP_UDP_CSUM_OFS);
 }
 
 /* The shape nearly every packet an address set meets has: no IPv4
  * options, protocol 'proto' (UDP or TCP), not a later fragment, its whole
  * L4 header in the frame and, under dec_ttl, a TTL above 1. For it
  * sp_ipv4_rewritable finds the header at l3_ofs, 20 bytes long, and
- * sp_ipv4_l4_csum the L4 checksum 6 (UDP) or 16 (TCP) bytes past it.
+ * sp_ipv4_l4_csum the L4 checksum SP_UDP_CSUM_OFS or SP_TCP_CSUM_OFS
+ * bytes past it.
  * Returns the header, or NULL for any other packet (which those two then
  * judge). Fewer instructions than theirs, and a protocol the caller's
  * code for the shape has as a constant: the SIMD variants' loops are

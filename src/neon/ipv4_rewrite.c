@@ -266,12 +266,12 @@ sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
             int udp;
 
             if ((ip = sp_ipv4_plain_l4(pkts[i], false, SP_IPPROTO_UDP))) {
-                rewrite_addrs(ip, ip + SP_IPV4_HDR_LEN + 6, 1, addr_value,
-                              addr_mask, im.l4_words);
+                rewrite_addrs(ip, ip + SP_IPV4_HDR_LEN + SP_UDP_CSUM_OFS, 1,
+                              addr_value, addr_mask, im.l4_words);
             } else if ((ip = sp_ipv4_plain_l4(pkts[i], false,
                                               SP_IPPROTO_TCP))) {
-                rewrite_addrs(ip, ip + SP_IPV4_HDR_LEN + 16, 0, addr_value,
-                              addr_mask, im.l4_words);
+                rewrite_addrs(ip, ip + SP_IPV4_HDR_LEN + SP_TCP_CSUM_OFS, 0,
+                              addr_value, addr_mask, im.l4_words);
             } else if ((ip = sp_ipv4_header(pkts[i], &hlen))) {
                 l4_csum = sp_ipv4_l4_csum(pkts[i], ip, hlen, &udp);
                 rewrite_addrs(ip, l4_csum, udp, addr_value, addr_mask,
@@ -294,11 +294,13 @@ sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
 
         if (addrs) {
             if ((ip = sp_ipv4_plain_l4(pkts[i], dec_ttl, SP_IPPROTO_UDP))) {
-                rewrite_header(ip, ip + SP_IPV4_HDR_LEN + 6, 1, &v);
+                rewrite_header(ip, ip + SP_IPV4_HDR_LEN + SP_UDP_CSUM_OFS, 1,
+                               &v);
                 continue;
             }
             if ((ip = sp_ipv4_plain_l4(pkts[i], dec_ttl, SP_IPPROTO_TCP))) {
-                rewrite_header(ip, ip + SP_IPV4_HDR_LEN + 16, 0, &v);
+                rewrite_header(ip, ip + SP_IPV4_HDR_LEN + SP_TCP_CSUM_OFS, 0,
+                               &v);
                 continue;
             }
         }

@@ -60,11 +60,11 @@ sp_ipv4_rewrite_addrs_only(struct sp_packet *const *pkts, uint32_t n,
         int udp;
 
         if ((ip = sp_ipv4_plain_l4(pkts[i], false, SP_IPPROTO_UDP))) {
-            sp_ipv4_rewrite_addrs(ip, ip + SP_IPV4_HDR_LEN + 6, 1, value, mask,
-                                  words);
+            sp_ipv4_rewrite_addrs(ip, ip + SP_IPV4_HDR_LEN + SP_UDP_CSUM_OFS,
+                                  1, value, mask, words);
         } else if ((ip = sp_ipv4_plain_l4(pkts[i], false, SP_IPPROTO_TCP))) {
-            sp_ipv4_rewrite_addrs(ip, ip + SP_IPV4_HDR_LEN + 16, 0, value,
-                                  mask, words);
+            sp_ipv4_rewrite_addrs(ip, ip + SP_IPV4_HDR_LEN + SP_TCP_CSUM_OFS,
+                                  0, value, mask, words);
         } else if ((ip = sp_ipv4_header(pkts[i], &hlen))) {
             uint8_t *l4_csum = sp_ipv4_l4_csum(pkts[i], ip, hlen, &udp);
 
@@ -189,13 +189,15 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
 
         if (addrs) {
             if ((ip = sp_ipv4_plain_l4(pkts[i], dec_ttl, SP_IPPROTO_UDP))) {
-                sp_ipv4_rewrite_header(ip, ip + SP_IPV4_HDR_LEN + 6, 1, &v,
-                                       load, store);
+                sp_ipv4_rewrite_header(ip,
+                                       ip + SP_IPV4_HDR_LEN + SP_UDP_CSUM_OFS,
+                                       1, &v, load, store);
                 continue;
             }
             if ((ip = sp_ipv4_plain_l4(pkts[i], dec_ttl, SP_IPPROTO_TCP))) {
-                sp_ipv4_rewrite_header(ip, ip + SP_IPV4_HDR_LEN + 16, 0, &v,
-                                       load, store);
+                sp_ipv4_rewrite_header(ip,
+                                       ip + SP_IPV4_HDR_LEN + SP_TCP_CSUM_OFS,
+                                       0, &v, load, store);
                 continue;
             }
         }
