@@ -56,10 +56,13 @@ hex(const char *label, const void *data, size_t len)
 }
 
 /* Runs one variant on the queued packets with poisoned metadata and keys,
- * so a field it forgets to write shows. Keys end at the fence page. */
+ * so a field it forgets to write shows. Keys end at the fence page. The
+ * count the kernel returned is checked against the statuses it wrote. */
 static struct sp_flow_key *
 run(const struct sp_variant *v, uint32_t n)
 {
+    uint32_t errors, not_ok = 0;
+
     struct sp_flow_key *keys =
         (struct sp_flow_key *)(key_buf.data + key_buf.len) - n;
     struct sp_packet *ptrs[SP_BATCH_MAX];
@@ -71,7 +74,14 @@ run(const struct sp_variant *v, uint32_t n)
         pkts[i].status = META_POISON;
         ptrs[i] = &pkts[i];
     }
-    v->kernels->mfex(ptrs, n, keys);
+    errors = v->kernels->mfex(ptrs, n, keys);
+    for (uint32_t i = 0; i < n; i++) {
+        not_ok += pkts[i].status != SP_MFEX_OK;
+    }
+    if (errors != not_ok) {
+        fail_msg("mfex variant %s returned %u for %u packets not ok of %u",
+                 v->name, errors, not_ok, n);
+    }
     return keys;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "simdpath/datapath.h"
+#include "simdpath/dispatch.h"
 #include "simdpath/pktgen.h"
 #include "simdpath/random.h"
 #include "simio.h"
@@ -1090,6 +1091,46 @@ make_udp_flows(unsigned count, unsigned flows)
     sp_sim.n_in = count;
 }
 
+/* The PMD's parse errors are the packets the scalar parser leaves not ok:
+ * bursts that start with a cut-short frame (the whole burst to the scalar
+ * parser) and bursts that start with a whole one (the SIMD profiles, the
+ * others after them) alike. */
+static void
+test_parse_errors_counted(void **state)
+{
+    static const char *const rules[] = {"in_port=1,actions=output:2", NULL};
+    const struct sp_variant *scalar = sp_variant_get(0);
+    struct sp_dp_pmd_stats stats;
+    uint64_t want = 0;
+    struct sp_dp *dp;
+
+    (void)state;
+    sp_sim_reset();
+    make_udp_flows(3200, 7);
+    for (unsigned i = 0; i < sp_sim.n_in; i++) {
+        struct sp_packet pkt, *ptr = &pkt;
+        struct sp_flow_key key;
+
+        /* Every fifth cut inside the IP header (frame 0, so the first
+         * burst, among them), some others inside the UDP one. */
+        inputs[i].len = i % 5 == 0 ? 30 : i % 7 == 3 ? 40 : inputs[i].len;
+        pkt = (struct sp_packet){.data = (uint8_t *)inputs[i].bytes,
+                                 .len = inputs[i].len,
+                                 .in_port = 1};
+        want += scalar->kernels->mfex(&ptr, 1, &key);
+    }
+    assert_true(want > sp_sim.n_in / 5);
+    dp = make_dp(rules, 1);
+    run_to_end(dp);
+    assert_conserved(dp);
+    sp_dp_pmd_stats(dp, 0, &stats);
+    assert_int_equal(stats.packets, sp_sim.n_in);
+    assert_int_equal(stats.parse_errors, want);
+    sp_dp_destroy(dp);
+    assert_int_equal(sp_sim.live_buffers, 0);
+    sp_sim_reset();
+}
+
 /* N exact rules with the same actions run as one group per burst, as one
  * rule does; rules with two different lists as two. */
 static void
@@ -2005,6 +2046,7 @@ main(void)
         cmocka_unit_test_teardown(test_flow_dump_order, stop_left_pmd),
         cmocka_unit_test_teardown(test_flow_dump_round_trip, stop_left_pmd),
         cmocka_unit_test_teardown(test_profile, stop_left_pmd),
+        cmocka_unit_test_teardown(test_parse_errors_counted, stop_left_pmd),
         cmocka_unit_test_teardown(test_equal_actions_one_group, stop_left_pmd),
         cmocka_unit_test_teardown(test_emc_bypass, stop_left_pmd),
         cmocka_unit_test_teardown(test_emc_bypass_one_subtable, stop_left_pmd),

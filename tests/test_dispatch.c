@@ -341,14 +341,16 @@ test_sve_width(void **state)
 
 /* A variant that is wrong on purpose: the second packet's status off by
  * one, one hash bit flipped, and the last selected pointer dropped. */
-static void
+static uint32_t
 broken_mfex(struct sp_packet *const *pkts, uint32_t n,
             struct sp_flow_key *keys)
 {
-    sp_variant_get(0)->kernels->mfex(pkts, n, keys);
+    uint32_t errors = sp_variant_get(0)->kernels->mfex(pkts, n, keys);
+
     if (n > 1) {
         pkts[1]->status++;
     }
+    return errors;
 }
 
 static void

@@ -39,10 +39,12 @@ struct sp_cls_buckets;
  *  - status: an enum sp_mfex_status (simdpath/mfex.h), where parsing
  *    stopped and why.
  * Reads only pkts[i]->data[0..len) and never writes packet bytes. Ethernet
- * padding after the IP total/payload length is ignored.
+ * padding after the IP total/payload length is ignored. Returns how many
+ * of the n packets have a status other than SP_MFEX_OK (the datapath's
+ * parse errors, without a pass of its own over the statuses).
  */
-typedef void sp_mfex_fn(struct sp_packet *const *pkts, uint32_t n,
-                        struct sp_flow_key *keys);
+typedef uint32_t sp_mfex_fn(struct sp_packet *const *pkts, uint32_t n,
+                            struct sp_flow_key *keys);
 
 /*
  * hash: CRC-32C (Castagnoli, as iSCSI: reflected, initial value and final

@@ -452,6 +452,24 @@ point_at(struct sp_packet *pkts, struct sp_packet **ptrs)
     }
 }
 
+/* The bytes of the packets of 'lanes' among the first n. */
+static uint32_t
+lane_bytes(const struct sp_packet *pkts, uint32_t n, uint32_t lanes)
+{
+    uint32_t bytes = 0;
+
+    if (lanes == sp_batch_lanes(n)) { /* the common case: no bit scan */
+        for (uint32_t i = 0; i < n; i++) {
+            bytes += pkts[i].len;
+        }
+        return bytes;
+    }
+    for (; lanes; lanes &= lanes - 1) {
+        bytes += pkts[__builtin_ctz(lanes)].len;
+    }
+    return bytes;
+}
+
 /* One received burst, from one port, through the whole pipeline; ptrs
  * point at pkts (point_at). */
 static void
@@ -464,18 +482,13 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, struct sp_packet **ptrs,
     const struct sp_actions *actions[SP_BATCH_MAX];
     const struct sp_rule *sole = NULL;
     uint32_t found, unmatched, emc_hits, pending;
-    uint32_t parse_errors = 0, bytes = 0, groups = 0, n_runs = 0;
+    uint32_t parse_errors, groups = 0, n_runs = 0;
     struct rule_run *runs = pmd->runs, run = {NULL, 0, 0};
     const struct sp_actions *run_list = NULL, *first_list = NULL;
     bool lists_differ = false;
     uint64_t gen;
 
-    SP_KERNEL(mfex)(ptrs, n, keys);
-    /* And the burst's bytes, which a rule that takes it all counts. */
-    for (uint32_t i = 0; i < n; i++) {
-        parse_errors += pkts[i].status != SP_MFEX_OK;
-        bytes += pkts[i].len;
-    }
+    parse_errors = SP_KERNEL(mfex)(ptrs, n, keys);
     stage_end(pmd, SP_DP_STAGE_PARSE);
     if (emc_probes(pmd)) {
         emc_hits = sp_emc_lookup(&pmd->emc, pmd->dp->cls, keys, n, hashes,
@@ -527,11 +540,7 @@ process_burst(struct pmd *pmd, struct sp_packet *pkts, struct sp_packet **ptrs,
      * group the packets one by one. */
     if (sole && found) {
         run = (struct rule_run){sole, sp_batch_count(found, n),
-                                found == sp_batch_lanes(n) ? bytes : 0};
-        for (pending = found == sp_batch_lanes(n) ? 0 : found; pending;
-             pending &= pending - 1) {
-            run.bytes += pkts[__builtin_ctz(pending)].len;
-        }
+                                lane_bytes(pkts, n, found)};
         first_list = rule_actions(sole);
         __builtin_prefetch((struct flow_line *)sole->aux + pmd->index, 1);
         if (found != sp_batch_lanes(n) ||

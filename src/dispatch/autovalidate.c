@@ -159,50 +159,58 @@ mfex_meta(const struct sp_packet *pkt)
 /* Each variant parses private copies of the packet structs (same bytes:
  * mfex never writes them) into private keys, starting from the metadata
  * the caller passed in, so it sees exactly what scalar saw. */
-static void
+static uint32_t
 autovalidate_mfex(struct sp_packet *const *pkts, uint32_t n,
                   struct sp_flow_key *keys)
 {
     struct sp_packet before[SP_BATCH_MAX];
     struct candidates c;
+    uint32_t errors;
 
+    if (!n) {
+        return reference()->mfex(pkts, n, keys);
+    }
     for (uint32_t i = 0; i < n; i++) {
         before[i] = *pkts[i];
     }
-    reference()->mfex(pkts, n, keys);
+    errors = reference()->mfex(pkts, n, keys);
     find_candidates(SP_KERNEL_mfex, &c);
     for (unsigned v = 0; v < c.count; v++) {
         struct sp_packet copies[SP_BATCH_MAX];
         struct sp_packet *ptrs[SP_BATCH_MAX];
         struct sp_flow_key got[SP_BATCH_MAX];
-        uint32_t i = 0;
+        uint32_t i = 0, got_errors;
 
         count_check(SP_KERNEL_mfex, c.index[v]);
         for (uint32_t j = 0; j < n; j++) {
             copies[j] = before[j];
             ptrs[j] = &copies[j];
         }
-        c.kernels[v]->mfex(ptrs, n, got);
+        got_errors = c.kernels[v]->mfex(ptrs, n, got);
         while (i < n && !memcmp(&got[i], &keys[i], sizeof got[i]) &&
                copies[i].l3_ofs == pkts[i]->l3_ofs &&
                copies[i].l4_ofs == pkts[i]->l4_ofs &&
                copies[i].status == pkts[i]->status) {
             i++;
         }
-        if (i < n) {
-            struct mfex_meta want = mfex_meta(pkts[i]);
-            struct mfex_meta have = mfex_meta(&copies[i]);
+        if (i < n || got_errors != errors) {
+            uint32_t item = i < n ? i : 0;
+            struct mfex_meta want = mfex_meta(pkts[item]);
+            struct mfex_meta have = mfex_meta(&copies[item]);
             const struct blob blobs[] = {
-                {"packet", pkts[i]->data, pkts[i]->len},
-                {"scalar key", &keys[i], sizeof keys[i]},
-                {"variant key", &got[i], sizeof got[i]},
+                {"packet", pkts[item]->data, pkts[item]->len},
+                {"scalar key", &keys[item], sizeof keys[item]},
+                {"variant key", &got[item], sizeof got[item]},
                 {"scalar l3_ofs, l4_ofs, status", &want, sizeof want},
                 {"variant l3_ofs, l4_ofs, status", &have, sizeof have},
+                {"scalar count not ok", &errors, sizeof errors},
+                {"variant count not ok", &got_errors, sizeof got_errors},
             };
 
-            mismatch(SP_KERNEL_mfex, c.index[v], i, blobs, 5);
+            mismatch(SP_KERNEL_mfex, c.index[v], item, blobs, 7);
         }
     }
+    return errors;
 }
 
 static void

@@ -26,14 +26,14 @@ SP_ISAS(SP_ISA_DECLARATIONS)
  * inlined into them (no call and no vzeroupper per packet): the SIMD
  * variants' fallbacks for a batch, or the packets of one ('lanes'), that
  * none of their profiles match; AVX-512 takes AVX2's. */
-void sp_avx2_mfex_whole_batch(struct sp_packet *const *pkts, uint32_t n,
-                              struct sp_flow_key *keys);
-void sp_avx2_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,
-                        struct sp_flow_key *keys);
-void sp_neon_mfex_whole_batch(struct sp_packet *const *pkts, uint32_t n,
-                              struct sp_flow_key *keys);
-void sp_neon_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,
-                        struct sp_flow_key *keys);
+uint32_t sp_avx2_mfex_whole_batch(struct sp_packet *const *pkts, uint32_t n,
+                                  struct sp_flow_key *keys);
+uint32_t sp_avx2_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,
+                            struct sp_flow_key *keys);
+uint32_t sp_neon_mfex_whole_batch(struct sp_packet *const *pkts, uint32_t n,
+                                  struct sp_flow_key *keys);
+uint32_t sp_neon_mfex_lanes(struct sp_packet *const *pkts, uint32_t lanes,
+                            struct sp_flow_key *keys);
 
 /* The SVE vector length of this CPU in bits (src/sve/table.c); only on a
  * CPU with SVE. */

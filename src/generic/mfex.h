@@ -31,18 +31,18 @@
 #ifdef MFEX_INLINE_SCALAR
 #include "generic/mfex_scalar.h"
 
-__attribute__((flatten)) void
+__attribute__((flatten)) uint32_t
 MFEX_WHOLE_BATCH(struct sp_packet *const *pkts, uint32_t n,
                  struct sp_flow_key *keys)
 {
-    parse_packets(pkts, n, keys);
+    return parse_packets(pkts, n, keys);
 }
 
-__attribute__((flatten)) void
+__attribute__((flatten)) uint32_t
 MFEX_LANES(struct sp_packet *const *pkts, uint32_t lanes,
            struct sp_flow_key *keys)
 {
-    parse_lanes(pkts, lanes, keys);
+    return parse_lanes(pkts, lanes, keys);
 }
 #endif
 
@@ -89,8 +89,9 @@ guess_shape(const struct sp_packet *pkt)
 
 /* The batch from the shape of its first packet on. Apart from MFEX_FN, so
  * that the compiler saves the registers it needs here and not before
- * MFEX_FN's guesses, which may leave the batch to the scalar parser. */
-static __attribute__((noinline)) void
+ * MFEX_FN's guesses, which may leave the batch to the scalar parser. Every
+ * packet a profile takes is OK: the errors are the scalar parser's. */
+static __attribute__((noinline)) uint32_t
 parse_batch(struct sp_packet *const *pkts, uint32_t n,
             struct sp_flow_key *keys, unsigned shape)
 {
@@ -126,18 +127,16 @@ parse_batch(struct sp_packet *const *pkts, uint32_t n,
         }
         shape = guess_shape(*pp);
     }
-    if (slow) {
-        MFEX_LANES(pkts, slow, keys);
-    }
+    return slow ? MFEX_LANES(pkts, slow, keys) : 0;
 }
 
-void
+uint32_t
 MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
 {
     unsigned shape;
 
     if (!n) {
-        return;
+        return 0;
     }
     /* Traffic no profile takes (QinQ, MPLS, fragments, ...) would pay for
      * guessing and then the scalar parser: when the first packet of a
@@ -147,8 +146,7 @@ MFEX_FN(struct sp_packet *const *pkts, uint32_t n, struct sp_flow_key *keys)
      * docs/perf/kernels.md). Its result is the same either way. */
     shape = guess_shape(pkts[0]);
     if (shape == SP_MFEX_PROFILES) {
-        MFEX_WHOLE_BATCH(pkts, n, keys);
-        return;
+        return MFEX_WHOLE_BATCH(pkts, n, keys);
     }
-    parse_batch(pkts, n, keys, shape);
+    return parse_batch(pkts, n, keys, shape);
 }

@@ -406,7 +406,8 @@ parse_frame(struct walk *w)
     }
 }
 
-static inline void
+/* Returns 1 if the packet's status is not SP_MFEX_OK, else 0. */
+static inline uint32_t
 parse_packet(struct sp_packet *pkt, struct sp_flow_key *key)
 {
     struct walk w = {pkt, key, pkt->data, pkt->len};
@@ -416,30 +417,38 @@ parse_packet(struct sp_packet *pkt, struct sp_flow_key *key)
     pkt->l3_ofs = SP_OFS_NONE;
     pkt->l4_ofs = SP_OFS_NONE;
     pkt->status = parse_frame(&w);
+    return pkt->status != SP_MFEX_OK;
 }
 
 /* The parser on n packets, and on the packets whose bits are set in lanes:
  * the loops of src/scalar/mfex.c, and of a SIMD kernel that runs them in
- * its own code (src/neon/mfex.c). */
-static inline void
+ * its own code (src/neon/mfex.c). Each returns how many it left with a
+ * status other than SP_MFEX_OK. */
+static inline uint32_t
 parse_packets(struct sp_packet *const *pkts, uint32_t n,
               struct sp_flow_key *keys)
 {
+    uint32_t errors = 0;
+
     for (uint32_t i = 0; i < n; i++) {
-        parse_packet(pkts[i], &keys[i]);
+        errors += parse_packet(pkts[i], &keys[i]);
     }
+    return errors;
 }
 
-static inline void
+static inline uint32_t
 parse_lanes(struct sp_packet *const *pkts, uint32_t lanes,
             struct sp_flow_key *keys)
 {
+    uint32_t errors = 0;
+
     while (lanes) {
         unsigned i = (unsigned)__builtin_ctz(lanes);
 
-        parse_packet(pkts[i], &keys[i]);
+        errors += parse_packet(pkts[i], &keys[i]);
         lanes &= lanes - 1;
     }
+    return errors;
 }
 
 #endif /* SP_GENERIC_MFEX_SCALAR_H */

@@ -4,10 +4,9 @@
 #include "dispatch/isa.h"
 #include "generic/mfex_scalar.h"
 
-void
+uint32_t
 sp_scalar_mfex(struct sp_packet *const *pkts, uint32_t n,
                struct sp_flow_key *keys)
 {
-    parse_packets(pkts, n, keys);
+    return parse_packets(pkts, n, keys);
 }
-
