@@ -114,6 +114,7 @@ struct sp_actions {
                            * or the controller) */
     uint32_t headroom;
     bool drop;
+    bool to_controller;        /* a step outputs to the controller */
     struct sp_action *actions; /* as written */
     struct sp_step *steps;     /* as executed */
     /* In a pool (sp_actions_intern), else NULL: its references, its hash

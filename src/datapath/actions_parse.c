@@ -551,6 +551,7 @@ compile(const struct parser *p, struct sp_actions *a, struct sp_step *steps)
             break;
         case SP_ACT_CONTROLLER:
             a->last_output = n;
+            a->to_controller = true;
             step_for(steps, &n, SP_STEP_CONTROLLER, true)->max_len = num;
             break;
         case SP_ACT_IN_PORT:
@@ -725,12 +726,7 @@ sp_actions_free(struct sp_actions *actions)
 bool
 sp_actions_to_controller(const struct sp_actions *actions)
 {
-    for (uint32_t i = 0; i < actions->n_steps; i++) {
-        if (actions->steps[i].type == SP_STEP_CONTROLLER) {
-            return true;
-        }
-    }
-    return false;
+    return actions->to_controller;
 }
 
 uint32_t
