@@ -428,6 +428,34 @@ test_ttl_edges(void **state)
     }
 }
 
+/* dec_ttl alone on every header checksum, IHL 5 and more, every TTL from
+ * 0: the SIMD variants update the checksum with no sum of terms. */
+static void
+test_dec_ttl_every_checksum(void **state)
+{
+    (void)state;
+    static struct frame frames[SP_BATCH_MAX];
+    const struct sp_ipv4_set set = {.dec_ttl = true};
+    struct sp_random rng = {15};
+
+    for (uint32_t csum = 0; csum <= UINT16_MAX;) {
+        uint32_t n = 0;
+
+        for (; n < SP_BATCH_MAX && csum <= UINT16_MAX; n++, csum++) {
+            struct frame *f = &frames[n];
+            uint8_t *ip;
+
+            do {
+                build_frame(&rng, f, false);
+            } while (f->l3_ofs == SP_OFS_NONE);
+            ip = f->bytes + f->l3_ofs;
+            ip[8] = (uint8_t)csum;
+            set_header_csum(ip, (ip[0] & 0xfu) * 4, (uint16_t)csum);
+        }
+        check_batch(frames, n, &set);
+    }
+}
+
 /* Offsets at the top of l3_ofs's range, in frames longer than 64 KiB:
  * l3_ofs 0xfffe with its header ending the frame, and SP_OFS_NONE (no L3)
  * before bytes that would be a header there, in groups of four with three
@@ -557,6 +585,7 @@ main(void)
         cmocka_unit_test(test_known_answer),
         cmocka_unit_test(test_dec_ttl),
         cmocka_unit_test(test_ttl_edges),
+        cmocka_unit_test(test_dec_ttl_every_checksum),
         cmocka_unit_test(test_ttl_large_offsets),
         cmocka_unit_test(test_every_length),
         cmocka_unit_test(test_random),
