@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Cycles per item of the kernels (hash, batch copy, EMC, classifier
- * lookup, IPv4 rewrite) for every variant this CPU runs that has code of
- * its own for the kernel, each as a ratio to scalar from the same run: the
- * variants take turns, one sample each (sp_bench_turns), so that the load
+ * lookup, IPv4 rewrite, key match) for every variant this CPU runs that has
+ * code of its own for the kernel, each as a ratio to scalar from the same run:
+ * the variants take turns, one sample each (sp_bench_turns), so that the load
  * of a shared machine hits them alike.
  * Usage: bench_kernels [SAMPLES]
  *
@@ -47,6 +47,24 @@ run_hash(void *ctx)
 
     c->fn(c->keys, c->masked ? &c->mask : NULL, KEYS, c->hashes);
     __asm__ volatile("" ::"r"(c->hashes) : "memory");
+}
+
+/* A subtable of one rule's look-up: a 5-tuple-like mask, every key
+ * matching or every other one. */
+struct match_case {
+    sp_key_match_fn *fn;
+    struct sp_flow_key keys[KEYS];
+    struct sp_flow_key mask, value;
+    uint32_t hits;
+};
+
+static void
+run_match(void *ctx)
+{
+    struct match_case *c = ctx;
+
+    c->hits = c->fn(c->keys, KEYS, UINT32_MAX, &c->mask, &c->value);
+    __asm__ volatile("" ::"r"(c->hits));
 }
 
 struct copy_case {
@@ -234,8 +252,8 @@ static const struct {
     enum sp_kernel_id kernel;
     unsigned items;
     void (*run)(void *ctx);
-    int arg; /* masked (hash), selection (batch_copy), hits (emc, cls),
-              * set (ipv4_rewrite) */
+    int arg; /* masked (hash), selection (batch_copy), hits (emc, cls,
+              * key_match), set (ipv4_rewrite) */
 } count_cases[] = {
     {"hash-nomask", SP_KERNEL_hash, KEYS, run_hash, 0},
     {"hash-masked", SP_KERNEL_hash, KEYS, run_hash, 1},
@@ -250,6 +268,8 @@ static const struct {
     {"ipv4-addrs", SP_KERNEL_ipv4_rewrite, KEYS, run_rewrite, 1},
     {"ipv4-tos-ttl-addrs", SP_KERNEL_ipv4_rewrite, KEYS, run_rewrite, 2},
     {"ipv4-dec-ttl", SP_KERNEL_ipv4_rewrite, KEYS, run_rewrite, 3},
+    {"match-all", SP_KERNEL_key_match, KEYS, run_match, 1},
+    {"match-half", SP_KERNEL_key_match, KEYS, run_match, 0},
 };
 
 #define N_CASES (sizeof count_cases / sizeof *count_cases)
@@ -263,6 +283,7 @@ struct cases {
     struct emc_case ec;
     struct cls_case clc;
     struct rewrite_case rc;
+    struct match_case mc;
 };
 
 static void
@@ -273,6 +294,12 @@ cases_init(struct cases *cs)
     sp_random_fill(&rng, cs->hc.keys, sizeof cs->hc.keys);
     memset(&cs->hc.mask.blocks[1], 0xff, 40); /* a 5-tuple-like mask */
     sp_random_fill(&rng, cs->cc.src, sizeof cs->cc.src);
+    memset(&cs->mc.mask.blocks[1], 0xff, 40);
+    sp_random_fill(&rng, cs->mc.keys, sizeof cs->mc.keys);
+    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
+        cs->mc.value.blocks[b] =
+            cs->mc.keys[0].blocks[b] & cs->mc.mask.blocks[b];
+    }
 }
 
 /* Sets case k up to run variant v's kernel; returns its context or NULL
@@ -301,6 +328,18 @@ case_setup(struct cases *cs, size_t k, const struct sp_variant *v)
     case SP_KERNEL_ipv4_rewrite:
         rewrite_setup(&cs->rc, v->kernels->ipv4_rewrite, arg);
         return &cs->rc;
+    case SP_KERNEL_key_match:
+        /* Every key the value under the mask, or every other one. */
+        for (unsigned i = 0; i < KEYS; i++) {
+            for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
+                cs->mc.keys[i].blocks[b] =
+                    (cs->mc.keys[i].blocks[b] & ~cs->mc.mask.blocks[b]) |
+                    cs->mc.value.blocks[b];
+            }
+            cs->mc.keys[i].nw_dst[0] ^= (uint8_t)(!arg && i % 2);
+        }
+        cs->mc.fn = v->kernels->key_match;
+        return &cs->mc;
     default:
         return NULL;
     }
@@ -328,6 +367,9 @@ case_switch(struct cases *cs, size_t k, const struct sp_variant *v)
         break;
     case SP_KERNEL_ipv4_rewrite:
         cs->rc.fn = v->kernels->ipv4_rewrite;
+        break;
+    case SP_KERNEL_key_match:
+        cs->mc.fn = v->kernels->key_match;
         break;
     default:
         break;

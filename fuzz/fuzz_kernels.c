@@ -18,7 +18,10 @@
  *  - ipv4_rewrite: 1-32 frames (each in a buffer of exactly its length)
  *    with any l3_ofs, any set; besides the comparison, bytes outside the
  *    IPv4 header and the L4 checksum stay as they were, and a header
- *    checksum that verified before verifies after.
+ *    checksum that verified before verifies after;
+ *  - key_match: a mask and a value under it, 0-32 keys that are the value
+ *    with bytes of the input outside the mask (maybe one byte inside it
+ *    changed) or bytes of the input, any todo.
  *
  * Inputs are in buffers of exactly their size, so ASan sees any access
  * past them. Any difference aborts.
@@ -449,6 +452,58 @@ fuzz_ipv4_rewrite(struct sp_fuzz_input *in)
     frames_free(&want);
 }
 
+/* ---- key_match ---- */
+
+static void
+fuzz_key_match(struct sp_fuzz_input *in)
+{
+    const struct sp_variant *vs[SP_VARIANT_MAX];
+    unsigned nv = sp_fuzz_variants(SP_KERNEL_key_match, vs);
+    uint32_t n = sp_fuzz_byte(in) % (SP_BATCH_MAX + 1), todo, want;
+    struct sp_flow_key mask, value;
+    struct sp_flow_key *keys = keys_alloc(n);
+
+    sp_fuzz_bytes(in, &todo, sizeof todo);
+    todo &= sp_batch_lanes(n);
+    sp_fuzz_bytes(in, &mask, sizeof mask);
+    sp_fuzz_bytes(in, &value, sizeof value);
+    for (unsigned b = 0; b < sizeof value.bytes; b++) {
+        value.bytes[b] &= mask.bytes[b];
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t how = sp_fuzz_byte(in);
+
+        sp_fuzz_bytes(in, &keys[i], sizeof keys[i]);
+        if (how % 4) {
+            for (unsigned b = 0; b < sizeof value.bytes; b++) {
+                keys[i].bytes[b] =
+                    (uint8_t)((keys[i].bytes[b] & ~mask.bytes[b]) |
+                              value.bytes[b]);
+            }
+        }
+        if (how % 4 == 2) {
+            keys[i].bytes[how % 64] ^= sp_fuzz_byte(in);
+        }
+    }
+    want = scalar->kernels->key_match(keys, n, todo, &mask, &value);
+    if (want & ~todo) {
+        fprintf(stderr,
+                "fuzz_kernels: scalar key_match matched %#x outside "
+                "todo %#x\n",
+                want, todo);
+        abort();
+    }
+    for (unsigned v = 0; v < nv; v++) {
+        uint32_t got = vs[v]->kernels->key_match(keys, n, todo, &mask, &value);
+
+        if (got != want) {
+            differs("key_match", vs[v], "matches",
+                    (uint32_t)__builtin_ctz(got ^ want));
+        }
+    }
+    free(keys);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -458,7 +513,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sp_dispatch_init();
         scalar = sp_variant_get(0);
     }
-    switch (sp_fuzz_byte(&in) % 5) {
+    switch (sp_fuzz_byte(&in) % 6) {
     case 0:
         fuzz_hash(&in);
         break;
@@ -470,6 +525,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     case 3:
         fuzz_batch_copy(&in);
+        break;
+    case 5:
+        fuzz_key_match(&in);
         break;
     default:
         fuzz_ipv4_rewrite(&in);

@@ -59,7 +59,7 @@ expect 0 "impls" -- impls
 has "$out" "Kernels" "impls table"
 has "$out" "(auto)" "impls shows auto choices"
 if [ -n "${SP_EXPECT_AUTO:-}" ]; then
-    for k in mfex hash emc classifier batch_copy ipv4_rewrite; do
+    for k in mfex hash emc classifier batch_copy ipv4_rewrite key_match; do
         line=$(grep "^  $k " "$out")
         case "$line" in
         *"*"*"(auto)") passed=$((passed + 1)) ;;
@@ -69,7 +69,7 @@ if [ -n "${SP_EXPECT_AUTO:-}" ]; then
     done
     # The best variant auto picked is marked in use by a kernel with its
     # own code for it, or named as the one auto falls back from.
-    grep -E "^  (mfex|hash|emc|classifier|batch_copy|ipv4_rewrite) " \
+    grep -E "^  (mfex|hash|emc|classifier|batch_copy|ipv4_rewrite|key_match) " \
         "$out" | grep -q "$SP_EXPECT_AUTO (auto)"
     if [ $? -eq 0 ]; then passed=$((passed + 1)); else
         echo "FAIL: auto did not pick $SP_EXPECT_AUTO"; cat "$out"
@@ -99,7 +99,7 @@ SIMDPATH_IMPL=hash=scalar expect 0 "option after environment" -- \
     passed=$((passed + 1))
 expect 2 "unknown kernel" -- --impl frob=scalar impls &&
     has "$err" "unknown kernel 'frob'; kernels: mfex, hash, emc, \
-classifier, batch_copy, ipv4_rewrite" "unknown kernel"
+classifier, batch_copy, ipv4_rewrite, key_match" "unknown kernel"
 expect 2 "empty item" -- --impl scalar,,auto impls
 expect 0 "autovalidate" -- --impl autovalidate impls &&
     has "$out" "autovalidate" "autovalidate shown"

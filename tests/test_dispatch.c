@@ -410,6 +410,17 @@ broken_classifier(const struct sp_cls_subtable *st,
     return found & (found - 1);
 }
 
+static uint32_t
+broken_key_match(const struct sp_flow_key *keys, uint32_t n, uint32_t todo,
+                 const struct sp_flow_key *mask,
+                 const struct sp_flow_key *value)
+{
+    uint32_t hits =
+        sp_variant_get(0)->kernels->key_match(keys, n, todo, mask, value);
+
+    return hits & (hits - 1);
+}
+
 static const struct sp_kernel_table broken_kernels = SP_KERNEL_TABLE(broken);
 
 static const struct sp_variant broken = {"broken", 0, 0, -1, &broken_kernels};
@@ -563,6 +574,18 @@ test_autovalidate_catches_broken(void **state)
         sp_autovalidate_mismatches(SP_KERNEL_emc, (unsigned)index), 1);
     assert_non_null(strstr(log_text, "kernel emc: variant broken"));
     sp_emc_destroy(&emc);
+    sp_cls_destroy(cls);
+    /* A subtable of one rule of two blocks: the key match kernel. */
+    cls = sp_cls_create(NULL);
+    match.key.dl_dst[0] ^= 1;
+    rule = sp_cls_insert(cls, &match, 1, NULL, &err);
+    assert_non_null(rule);
+    assert_int_equal(sp_cls_lookup(cls, keys, 1, 1, &got), 1);
+    assert_ptr_equal(got, rule);
+    assert_int_equal(
+        sp_autovalidate_mismatches(SP_KERNEL_key_match, (unsigned)index), 1);
+    assert_non_null(strstr(log_text, "kernel key_match: variant broken"));
+    assert_non_null(strstr(log_text, "variant matches (4 bytes)"));
     sp_cls_destroy(cls);
 
     /* Forcing it by name works; auto is back after unregistering. */

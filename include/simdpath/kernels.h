@@ -144,6 +144,17 @@ typedef uint32_t sp_ipv4_rewrite_fn(struct sp_packet *const *pkts, uint32_t n,
                                     const struct sp_ipv4_set *set);
 
 /*
+ * key_match: the keys whose bits are set in 'todo' (a subset of the first
+ * n) that equal 'value' under 'mask': (keys[i] & mask) == value in all 64
+ * bytes ('value' has no bit outside 'mask'). Returns their mask; reads no
+ * key from n on. How a subtable of one rule is looked up, with no hash and
+ * no bucket (sp_cls_lookup, sp_cls_lookup_sole).
+ */
+typedef uint32_t sp_key_match_fn(const struct sp_flow_key *keys, uint32_t n,
+                                 uint32_t todo, const struct sp_flow_key *mask,
+                                 const struct sp_flow_key *value);
+
+/*
  * The kernel list, the one place a kernel is named: X(name). 'name' is
  * the identifier used in the kernel table, in sp_<isa>_<name>, and in the
  * --impl grammar; its contract is the typedef sp_<name>_fn above.
@@ -158,7 +169,8 @@ typedef uint32_t sp_ipv4_rewrite_fn(struct sp_packet *const *pkts, uint32_t n,
     X(emc, arg)                 \
     X(classifier, arg)          \
     X(batch_copy, arg)          \
-    X(ipv4_rewrite, arg)
+    X(ipv4_rewrite, arg)        \
+    X(key_match, arg)
 
 #define SP_KERNEL_DROP_ARG(name, X) X(name)
 

@@ -18,6 +18,7 @@ const struct sp_kernel_table sp_avx512_kernels = SP_KERNEL_TABLE(sp_avx512);
 #define sp_avx512vbmi_classifier   sp_avx512_classifier
 #define sp_avx512vbmi_batch_copy   sp_avx512_batch_copy
 #define sp_avx512vbmi_ipv4_rewrite sp_avx512_ipv4_rewrite
+#define sp_avx512vbmi_key_match    sp_avx512_key_match
 const struct sp_kernel_table sp_avx512vbmi_kernels =
     SP_KERNEL_TABLE(sp_avx512vbmi);
 #endif

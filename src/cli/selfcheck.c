@@ -78,6 +78,34 @@ round_batch_copy(struct sp_random *rng)
     SP_KERNEL(batch_copy)(dst, src, n, select);
 }
 
+/* Keys that are the value under a random mask (random bits outside it),
+ * one in four with a bit inside it flipped, and random keys to look up. */
+static void
+round_key_match(struct sp_random *rng)
+{
+    struct sp_flow_key keys[SP_BATCH_MAX], mask, value;
+    uint32_t n = sp_random_below(rng, SP_BATCH_MAX + 1);
+
+    sp_random_fill(rng, &mask, sizeof mask);
+    sp_random_fill(rng, &value, sizeof value);
+    sp_random_fill(rng, keys, sizeof keys);
+    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
+        value.blocks[b] &= mask.blocks[b];
+        for (uint32_t i = 0; i < n; i++) {
+            keys[i].blocks[b] =
+                (keys[i].blocks[b] & ~mask.blocks[b]) | value.blocks[b];
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (sp_random_below(rng, 4) == 0) {
+            keys[i].bytes[sp_random_below(rng, 64)] ^= 0xff;
+        }
+    }
+    SP_KERNEL(key_match)
+    (keys, n, (uint32_t)sp_random_next(rng) & sp_batch_lanes(n), &mask,
+     &value);
+}
+
 /* A masked set with random fields present, and random frames that are
  * mostly IPv4 (any IHL, TCP/UDP/other, fragments, zero UDP checksums) at
  * random offsets and lengths, often cut short. */
@@ -372,6 +400,7 @@ sp_cmd_check(int argc, char **argv)
         round_classifier(&rng, &tables);
         round_batch_copy(&rng);
         round_ipv4_rewrite(&rng);
+        round_key_match(&rng);
     }
     bad = report(rounds);
     tables_free(&tables);

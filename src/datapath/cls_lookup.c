@@ -61,34 +61,20 @@ sp_cls_halve_hits(struct sp_cls_subtable *st)
     }
 }
 
-/* Two key blocks, which GCC and clang keep in one vector register (SSE2 on
- * x86, NEON on Arm) and AND, XOR and OR as one. */
-typedef uint64_t key_pair __attribute__((vector_size(16)));
-
-static inline key_pair
-load_pair(const struct sp_flow_key *key, unsigned pair)
-{
-    key_pair v;
-
-    memcpy(&v, &key->blocks[2 * pair], sizeof v);
-    return v;
-}
-
-/* The keys of 'todo' a subtable's one rule matches, as its kernel finds
- * them but with no hash and no bucket: each key masked and compared with
- * the rule's. Every key up to the last of 'todo' is compared, without a
- * branch, and the others left out after: the keys below n are all set.
- * The keys go from the last down, each result shifted in at bit 0: a
- * shift by a variable count costs x86 three micro-ops. */
+/* The keys of 'todo' (among the first n) a subtable's one rule matches,
+ * as its kernel finds them but with no hash and no bucket: each key masked
+ * and compared with the rule's. A mask of one block (in_port, or an
+ * EtherType: the common rules) takes that block alone, every key up to
+ * the last of 'todo' without a branch, from the last down, each result
+ * shifted in at bit 0 (a shift by a variable count costs x86 three
+ * micro-ops); a wider one the key_match kernel. */
 static uint32_t
 sole_match(const struct sp_cls_subtable *st, const struct sp_rule *rule,
-           const struct sp_flow_key *keys, uint32_t todo)
+           const struct sp_flow_key *keys, uint32_t n, uint32_t todo)
 {
     unsigned end = todo ? 32 - (unsigned)__builtin_clz(todo) : 0;
     uint32_t hit = 0;
 
-    /* One block (in_port, or an EtherType: the common rules): that block
-     * alone. */
     if (st->block_map && !(st->block_map & (st->block_map - 1))) {
         unsigned b = (unsigned)__builtin_ctz(st->block_map);
         uint64_t mask = st->mask.blocks[b], want = rule->match.key.blocks[b];
@@ -98,37 +84,18 @@ sole_match(const struct sp_cls_subtable *st, const struct sp_rule *rule,
         }
         return hit & todo;
     }
-    /* No block or more: the whole key, as four pairs of blocks, with no
-     * look-up of which blocks to read; the blocks the mask does not use
-     * are 0 in the mask and in the rule's key (sp_match_check refuses a
-     * value outside its mask). Named pairs, not arrays: GCC would copy
-     * those through the stack. */
-    {
-        const struct sp_flow_key *m = &st->mask, *w = &rule->match.key;
-        key_pair m0 = load_pair(m, 0), m1 = load_pair(m, 1);
-        key_pair m2 = load_pair(m, 2), m3 = load_pair(m, 3);
-        key_pair w0 = load_pair(w, 0), w1 = load_pair(w, 1);
-        key_pair w2 = load_pair(w, 2), w3 = load_pair(w, 3);
-
-        for (unsigned i = end; i-- > 0;) {
-            const struct sp_flow_key *k = &keys[i];
-            key_pair differ =
-                ((load_pair(k, 0) & m0) ^ w0) | ((load_pair(k, 1) & m1) ^ w1) |
-                ((load_pair(k, 2) & m2) ^ w2) | ((load_pair(k, 3) & m3) ^ w3);
-
-            hit = hit * 2 + !(differ[0] | differ[1]);
-        }
-    }
-    return hit & todo;
+    /* The blocks the mask does not use are 0 in the mask and in the
+     * rule's key (sp_match_check refuses a value outside its mask). */
+    return SP_KERNEL(key_match)(keys, n, todo, &st->mask, &rule->match.key);
 }
 
 /* sole_match, with got[i] set for every key it matched. */
 static uint32_t
 sole_lookup(const struct sp_cls_subtable *st, const struct sp_rule *rule,
-            const struct sp_flow_key *keys, uint32_t todo,
+            const struct sp_flow_key *keys, uint32_t n, uint32_t todo,
             const struct sp_rule **got)
 {
-    uint32_t hit = sole_match(st, rule, keys, todo);
+    uint32_t hit = sole_match(st, rule, keys, n, todo);
 
     for (uint32_t p = hit; p; p &= p - 1) {
         got[__builtin_ctz(p)] = rule;
@@ -176,7 +143,7 @@ sp_cls_lookup_sole(const struct sp_cls *cls, const struct sp_flow_key *keys,
     if (n && one_port && in_port_only(st)) {
         *found = keys[0].in_port == sole->match.key.in_port ? all : 0;
     } else {
-        *found = sole_match(st, sole, keys, all);
+        *found = sole_match(st, sole, keys, n, all);
     }
     if (*found) {
         count_hits(st, hit_stripe(), sp_batch_count(*found, n));
@@ -220,7 +187,7 @@ sp_cls_lookup(const struct sp_cls *cls, const struct sp_flow_key *keys,
             break;
         }
         sole = __atomic_load_n(&st->sole, __ATOMIC_ACQUIRE);
-        hit = sole ? sole_lookup(st, sole, keys, need, got)
+        hit = sole ? sole_lookup(st, sole, keys, n, need, got)
                    : lookup(st, rcu_dereference(st->buckets), keys, n, need,
                             got);
         if (hit) {

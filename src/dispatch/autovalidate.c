@@ -428,5 +428,35 @@ autovalidate_classifier(const struct sp_cls_subtable *st,
     return found;
 }
 
+static uint32_t
+autovalidate_key_match(const struct sp_flow_key *keys, uint32_t n,
+                       uint32_t todo, const struct sp_flow_key *mask,
+                       const struct sp_flow_key *value)
+{
+    struct candidates c;
+    uint32_t hits = reference()->key_match(keys, n, todo, mask, value);
+
+    find_candidates(SP_KERNEL_key_match, &c);
+    for (unsigned v = 0; v < c.count; v++) {
+        uint32_t got;
+
+        count_check(SP_KERNEL_key_match, c.index[v]);
+        got = c.kernels[v]->key_match(keys, n, todo, mask, value);
+        if (got != hits) {
+            unsigned i = (unsigned)__builtin_ctz(got ^ hits);
+            const struct blob blobs[] = {
+                {"key", &keys[i], sizeof keys[i]},
+                {"mask", mask, sizeof *mask},
+                {"value", value, sizeof *value},
+                {"scalar matches", &hits, sizeof hits},
+                {"variant matches", &got, sizeof got},
+            };
+
+            mismatch(SP_KERNEL_key_match, c.index[v], i, blobs, 5);
+        }
+    }
+    return hits;
+}
+
 const struct sp_kernel_table sp_autovalidate_kernels =
     SP_KERNEL_TABLE(autovalidate);
