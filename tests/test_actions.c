@@ -381,6 +381,97 @@ for_each_variant(void (*fn)(void))
     sp_dispatch_reset();
 }
 
+/* What send was given: one call's port, packets and their TTLs. */
+static struct {
+    unsigned calls;
+    uint32_t port, n;
+    struct sp_packet *pkts[SP_BATCH_MAX];
+    uint8_t ttls[SP_BATCH_MAX];
+} sent;
+
+static void
+send_now(struct sp_action_ctx *ctx, uint32_t port,
+         struct sp_packet *const *pkts, uint32_t n)
+{
+    sent.calls++;
+    sent.port = port;
+    sent.n = n;
+    memcpy(sent.pkts, pkts, n * sizeof *pkts);
+    for (uint32_t i = 0; i < n; i++) {
+        sent.ttls[i] = pkts[i]->data[pkts[i]->l3_ofs + 8];
+        free_packet(ctx, pkts[i]);
+    }
+}
+
+/* A whole burst on a list of one IPv4 rewrite and one output goes
+ * through send when its port's batch is empty, and to the batch
+ * otherwise: not a whole burst, a batch that holds packets already, no
+ * send, packets of several in_ports, or another list. Expired packets go
+ * to neither, and the others keep their order. */
+static void
+test_whole_burst(void **state)
+{
+    static const struct {
+        const char *actions;
+        bool whole, queued, has_send, one_port;
+        uint32_t sent_n, batched;
+    } cases[] = {
+        {"dec_ttl,output:2", true, false, true, true, 7, 0},
+        {"mod_nw_src:10.1.2.3,output:2", true, false, true, true, 8, 0},
+        {"dec_ttl,output:2", false, false, true, true, 0, 7},
+        {"dec_ttl,output:2", true, true, true, true, 0, 8},
+        {"dec_ttl,output:2", true, false, false, true, 0, 7},
+        {"dec_ttl,output:2", true, false, true, false, 0, 7},
+        {"output:2,dec_ttl,output:2", true, false, true, true, 0, 15},
+        {"dec_ttl,output:1,output:2", true, false, true, true, 0, 7},
+    };
+    struct sp_match ip;
+
+    (void)state;
+    match_init(&ip, 0x0800, -1, false);
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        struct sp_actions *a = parse_ok(cases[c].actions, &ip);
+        struct sp_packet *pkts[8];
+        struct sp_action_ctx ctx;
+        uint8_t frame[128];
+        uint16_t l3, l4;
+
+        ctx_init(&ctx);
+        ctx.whole_burst = cases[c].whole;
+        ctx.send = cases[c].has_send ? send_now : NULL;
+        ctx.in_port = cases[c].one_port ? N_PORTS : 0;
+        memset(&sent, 0, sizeof sent);
+        if (cases[c].queued) {
+            uint32_t len = build_ipv4(frame, 17, 64, false, &l3, &l4, 99);
+
+            tx[2].pkts[tx[2].count++] = new_packet(frame, len, l3, l4);
+        }
+        for (uint32_t i = 0; i < 8; i++) {
+            /* Packet 3's TTL expires under dec_ttl. */
+            uint32_t len =
+                build_ipv4(frame, 17, i == 3 ? 1 : 64, false, &l3, &l4, i);
+
+            pkts[i] = new_packet(frame, len, l3, l4);
+        }
+        sp_actions_execute(a, pkts, 8, &ctx);
+        assert_int_equal(ctx.drops[SP_DROP_TTL], c == 1 ? 0 : 1);
+        assert_int_equal(sent.calls, cases[c].sent_n ? 1 : 0);
+        assert_int_equal(sent.n, cases[c].sent_n);
+        assert_int_equal(tx[2].count, cases[c].batched);
+        /* In order, without the expired packet 3 (under dec_ttl). */
+        for (uint32_t i = 0, j = 0; i < sent.n;
+             i++, j += 1 + (c != 1 && j == 2)) {
+            assert_ptr_equal(sent.pkts[i], pkts[j]);
+            assert_int_equal(sent.ttls[i], c == 1 ? (j == 3 ? 1 : 64) : 63);
+        }
+        if (sent.n) {
+            assert_int_equal(sent.port, 2);
+        }
+        ctx_finish(&ctx);
+        sp_actions_free(a);
+    }
+}
+
 static void
 run_outputs(void)
 {
@@ -1350,6 +1441,7 @@ main(void)
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_controller),
         cmocka_unit_test(test_output_only),
+        cmocka_unit_test(test_whole_burst),
         cmocka_unit_test_teardown(test_outputs, reset_dispatch),
         cmocka_unit_test_teardown(test_drops, reset_dispatch),
         cmocka_unit_test_teardown(test_reserved_ports, reset_dispatch),

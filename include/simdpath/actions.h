@@ -147,6 +147,14 @@ struct sp_action_ctx {
     /* Sends (or queues) tx[port] and leaves it empty. Called before an
      * output that would not fit, once per output, not per packet. */
     void (*flush)(struct sp_action_ctx *ctx, uint32_t port);
+    /* When whole_burst is set: the packets given are all of a burst, on
+     * one action list, so that nothing else will be queued after them. A
+     * list of one IPv4 rewrite and one output to a port whose tx batch is
+     * empty then sends them through send (which may be NULL: they are
+     * queued) as flush would send them from the batch. */
+    bool whole_burst;
+    void (*send)(struct sp_action_ctx *ctx, uint32_t port,
+                 struct sp_packet *const *pkts, uint32_t n);
     /* A copy of pkt: the pkt->len bytes at pkt->data as the actions so
      * far left them, in a buffer of its own with 'headroom' bytes in
      * front, and the same metadata; NULL when no buffer is free (that copy

@@ -574,11 +574,50 @@ execute_group(const struct sp_actions *actions, struct sp_packet *const *pkts,
     drop_selected(ctx, &g, UINT32_MAX, SP_DROP_IN_PORT);
 }
 
+/* A whole burst (ctx->whole_burst) on a list of one IPv4 step and one
+ * output, to a port whose batch is empty, the commonest list after output
+ * alone: the rewrite on the caller's pointers and the burst sent from
+ * them, none of a group's copies and passes. Returns whether it applied;
+ * it does what execute_group would. */
+static bool
+execute_rewrite_burst(const struct sp_actions *actions,
+                      struct sp_packet *const *pkts, uint32_t n,
+                      struct sp_action_ctx *ctx)
+{
+    const struct sp_step *s = actions->steps;
+    uint32_t port = s[1].port, expired;
+    struct group g;
+
+    if (!ctx->whole_burst || !ctx->send || !ctx->in_port || n > SP_BATCH_MAX ||
+        actions->drop || actions->n_steps != 2 || actions->last_output != 1 ||
+        s[0].type != SP_STEP_IPV4 || s[1].type != SP_STEP_OUTPUT ||
+        port >= ctx->n_ports || port == ctx->in_port || ctx->tx[port].count) {
+        return false;
+    }
+    expired = SP_KERNEL(ipv4_rewrite)(pkts, n, &s[0].ipv4);
+    if (!(expired & sp_batch_lanes(n))) {
+        ctx->send(ctx, port, pkts, n);
+        return true;
+    }
+    g.n = SP_KERNEL(batch_copy)((void **)g.pkts, (void *const *)pkts, n,
+                                ~expired);
+    for (uint32_t p = expired & sp_batch_lanes(n); p; p &= p - 1) {
+        drop_one(ctx, pkts[__builtin_ctz(p)], SP_DROP_TTL);
+    }
+    if (g.n) {
+        ctx->send(ctx, port, g.pkts, g.n);
+    }
+    return true;
+}
+
 void
 sp_actions_execute(const struct sp_actions *actions,
                    struct sp_packet *const *pkts, uint32_t n,
                    struct sp_action_ctx *ctx)
 {
+    if (execute_rewrite_burst(actions, pkts, n, ctx)) {
+        return;
+    }
     for (uint32_t done = 0; done < n; done += SP_BATCH_MAX) {
         uint32_t chunk = n - done < SP_BATCH_MAX ? n - done : SP_BATCH_MAX;
 

@@ -275,6 +275,13 @@ actions_flush(struct sp_action_ctx *ctx, uint32_t port)
     flush_port(ctx->aux, port);
 }
 
+static void
+actions_send(struct sp_action_ctx *ctx, uint32_t port,
+             struct sp_packet *const *pkts, uint32_t n)
+{
+    send_port(ctx->aux, port, pkts, n);
+}
+
 static struct sp_packet *
 actions_clone(struct sp_action_ctx *ctx, const struct sp_packet *pkt)
 {
@@ -416,7 +423,9 @@ emc_account(struct pmd *pmd, uint32_t n, uint32_t hits)
 
 /* Runs a received burst whose packets all go by one list. A list that
  * only outputs to another port than theirs, whose batch is empty, sends
- * the burst there as it is, as executing and the burst's end would. */
+ * the burst there as it is, as executing and the burst's end would; one
+ * that rewrites IPv4 and outputs does that after the rewrite
+ * (whole_burst). */
 static void
 execute_burst(struct pmd *pmd, const struct sp_actions *list,
               struct sp_packet *const *ptrs, uint32_t n)
@@ -428,7 +437,9 @@ execute_burst(struct pmd *pmd, const struct sp_actions *list,
         send_port(pmd, port, ptrs, n);
         return;
     }
+    pmd->actions.whole_burst = true;
     sp_actions_execute(list, ptrs, n, &pmd->actions);
+    pmd->actions.whole_burst = false;
 }
 
 /* Tells the channel's thread that packets wait for it. */
@@ -839,6 +850,7 @@ pmd_create(struct sp_dp *dp, unsigned index, struct sp_err *err)
         .n_ports = dp->config.n_ports + 1,
         .headroom = dp->io->headroom,
         .flush = actions_flush,
+        .send = actions_send,
         .clone = actions_clone,
         .free = actions_free,
         .controller = actions_controller,
