@@ -171,6 +171,7 @@ struct sp_action_ctx {
                                       struct sp_packet *pkt, uint16_t max_len);
     void *aux;
     uint64_t drops[SP_DROP_COUNT]; /* packets dropped, per reason */
+    uint32_t drop_reasons;         /* bit r set once drops[r] is added to */
 };
 
 /*

@@ -34,10 +34,17 @@ struct group {
 };
 
 static void
+count_drop(struct sp_action_ctx *ctx, enum sp_drop_reason reason)
+{
+    ctx->drops[reason]++;
+    ctx->drop_reasons |= UINT32_C(1) << reason;
+}
+
+static void
 drop_one(struct sp_action_ctx *ctx, struct sp_packet *pkt,
          enum sp_drop_reason reason)
 {
-    ctx->drops[reason]++;
+    count_drop(ctx, reason);
     ctx->free(ctx, pkt);
 }
 
@@ -128,7 +135,7 @@ pick(struct sp_action_ctx *ctx, struct group *g, uint32_t send, uint32_t take,
         if (copy) {
             out->pkts[out->n++] = copy;
         } else {
-            ctx->drops[SP_DROP_NO_BUFFER]++;
+            count_drop(ctx, SP_DROP_NO_BUFFER);
         }
     }
     g->n = kept;

@@ -337,16 +337,18 @@ actions_controller(struct sp_action_ctx *ctx, struct sp_packet *pkt,
     return SP_DROP_COUNT;
 }
 
-/* Counts what the actions dropped in this burst on its input port. */
+/* Counts what the actions dropped in this burst on its input port: the
+ * reasons they counted, not a test of each (most bursts drop nothing). */
 static void
 collect_action_drops(struct pmd *pmd)
 {
-    for (unsigned r = 0; r < SP_DROP_COUNT; r++) {
-        if (pmd->actions.drops[r]) {
-            bump(&pmd->ports[pmd->in_port].drops[r], pmd->actions.drops[r]);
-            pmd->actions.drops[r] = 0;
-        }
+    for (uint32_t m = pmd->actions.drop_reasons; m; m &= m - 1) {
+        unsigned r = (unsigned)__builtin_ctz(m);
+
+        bump(&pmd->ports[pmd->in_port].drops[r], pmd->actions.drops[r]);
+        pmd->actions.drops[r] = 0;
     }
+    pmd->actions.drop_reasons = 0;
 }
 
 /* A rule's action list, which flow-mod may swap at any time. */
