@@ -6,7 +6,6 @@
  * one stripe per looking-up thread.
  */
 #include <limits.h>
-#include <string.h>
 #include <urcu-qsbr.h>
 
 #include "datapath/cls_internal.h"
@@ -72,12 +71,11 @@ static uint32_t
 sole_match(const struct sp_cls_subtable *st, const struct sp_rule *rule,
            const struct sp_flow_key *keys, uint32_t n, uint32_t todo)
 {
-    unsigned end = todo ? 32 - (unsigned)__builtin_clz(todo) : 0;
-    uint32_t hit = 0;
-
     if (st->block_map && !(st->block_map & (st->block_map - 1))) {
         unsigned b = (unsigned)__builtin_ctz(st->block_map);
         uint64_t mask = st->mask.blocks[b], want = rule->match.key.blocks[b];
+        unsigned end = todo ? 32 - (unsigned)__builtin_clz(todo) : 0;
+        uint32_t hit = 0;
 
         for (unsigned i = end; i-- > 0;) {
             hit = hit * 2 + !((keys[i].blocks[b] & mask) ^ want);
