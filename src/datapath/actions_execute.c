@@ -592,13 +592,16 @@ execute_rewrite_burst(const struct sp_actions *actions,
                       struct sp_action_ctx *ctx)
 {
     const struct sp_step *s = actions->steps;
-    uint32_t port = s[1].port, expired;
+    uint32_t port, expired;
     struct group g;
 
     if (!ctx->whole_burst || !ctx->send || !ctx->in_port || n > SP_BATCH_MAX ||
         actions->drop || actions->n_steps != 2 || actions->last_output != 1 ||
-        s[0].type != SP_STEP_IPV4 || s[1].type != SP_STEP_OUTPUT ||
-        port >= ctx->n_ports || port == ctx->in_port || ctx->tx[port].count) {
+        s[0].type != SP_STEP_IPV4 || s[1].type != SP_STEP_OUTPUT) {
+        return false;
+    }
+    port = s[1].port; /* the second step read once there is one */
+    if (port >= ctx->n_ports || port == ctx->in_port || ctx->tx[port].count) {
         return false;
     }
     expired = SP_KERNEL(ipv4_rewrite)(pkts, n, &s[0].ipv4);
