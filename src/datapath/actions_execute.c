@@ -610,10 +610,8 @@ execute_rewrite_burst(const struct sp_actions *actions,
         return true;
     }
     g.n = SP_KERNEL(batch_copy)((void **)g.pkts, (void *const *)pkts, n,
-                                ~expired);
-    for (uint32_t p = expired & sp_batch_lanes(n); p; p &= p - 1) {
-        drop_one(ctx, pkts[__builtin_ctz(p)], SP_DROP_TTL);
-    }
+                                sp_batch_lanes(n));
+    drop_selected(ctx, &g, expired, SP_DROP_TTL);
     if (g.n) {
         ctx->send(ctx, port, g.pkts, g.n);
     }
