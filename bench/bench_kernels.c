@@ -27,6 +27,7 @@
 #include "simdpath/classifier.h"
 #include "simdpath/dispatch.h"
 #include "simdpath/emc.h"
+#include "simdpath/match.h"
 #include "simdpath/pktgen.h"
 #include "simdpath/random.h"
 
@@ -54,7 +55,7 @@ run_hash(void *ctx)
 struct match_case {
     sp_key_match_fn *fn;
     struct sp_flow_key keys[KEYS];
-    struct sp_flow_key mask, value;
+    struct sp_match match; /* its key: the value under the mask */
     uint32_t hits;
 };
 
@@ -63,7 +64,7 @@ run_match(void *ctx)
 {
     struct match_case *c = ctx;
 
-    c->hits = c->fn(c->keys, KEYS, UINT32_MAX, &c->mask, &c->value);
+    c->hits = c->fn(c->keys, KEYS, UINT32_MAX, &c->match.mask, &c->match.key);
     __asm__ volatile("" ::"r"(c->hits));
 }
 
@@ -294,11 +295,11 @@ cases_init(struct cases *cs)
     sp_random_fill(&rng, cs->hc.keys, sizeof cs->hc.keys);
     memset(&cs->hc.mask.blocks[1], 0xff, 40); /* a 5-tuple-like mask */
     sp_random_fill(&rng, cs->cc.src, sizeof cs->cc.src);
-    memset(&cs->mc.mask.blocks[1], 0xff, 40);
+    memset(&cs->mc.match.mask.blocks[1], 0xff, 40);
     sp_random_fill(&rng, cs->mc.keys, sizeof cs->mc.keys);
     for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
-        cs->mc.value.blocks[b] =
-            cs->mc.keys[0].blocks[b] & cs->mc.mask.blocks[b];
+        cs->mc.match.key.blocks[b] =
+            cs->mc.keys[0].blocks[b] & cs->mc.match.mask.blocks[b];
     }
 }
 
@@ -331,11 +332,7 @@ case_setup(struct cases *cs, size_t k, const struct sp_variant *v)
     case SP_KERNEL_key_match:
         /* Every key the value under the mask, or every other one. */
         for (unsigned i = 0; i < KEYS; i++) {
-            for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
-                cs->mc.keys[i].blocks[b] =
-                    (cs->mc.keys[i].blocks[b] & ~cs->mc.mask.blocks[b]) |
-                    cs->mc.value.blocks[b];
-            }
+            sp_match_apply(&cs->mc.match, &cs->mc.keys[i]);
             cs->mc.keys[i].nw_dst[0] ^= (uint8_t)(!arg && i % 2);
         }
         cs->mc.fn = v->kernels->key_match;

@@ -33,6 +33,7 @@
 #include "fuzzlib.h"
 #include "datapath/cls_layout.h"
 #include "simdpath/emc.h"
+#include "simdpath/match.h"
 #include "simdpath/random.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -460,32 +461,28 @@ fuzz_key_match(struct sp_fuzz_input *in)
     const struct sp_variant *vs[SP_VARIANT_MAX];
     unsigned nv = sp_fuzz_variants(SP_KERNEL_key_match, vs);
     uint32_t n = sp_fuzz_byte(in) % (SP_BATCH_MAX + 1), todo, want;
-    struct sp_flow_key mask, value;
+    struct sp_match m; /* its key: the value under the mask */
     struct sp_flow_key *keys = keys_alloc(n);
 
     sp_fuzz_bytes(in, &todo, sizeof todo);
     todo &= sp_batch_lanes(n);
-    sp_fuzz_bytes(in, &mask, sizeof mask);
-    sp_fuzz_bytes(in, &value, sizeof value);
-    for (unsigned b = 0; b < sizeof value.bytes; b++) {
-        value.bytes[b] &= mask.bytes[b];
+    sp_fuzz_bytes(in, &m.mask, sizeof m.mask);
+    sp_fuzz_bytes(in, &m.key, sizeof m.key);
+    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
+        m.key.blocks[b] &= m.mask.blocks[b];
     }
     for (uint32_t i = 0; i < n; i++) {
         uint8_t how = sp_fuzz_byte(in);
 
         sp_fuzz_bytes(in, &keys[i], sizeof keys[i]);
         if (how % 4) {
-            for (unsigned b = 0; b < sizeof value.bytes; b++) {
-                keys[i].bytes[b] =
-                    (uint8_t)((keys[i].bytes[b] & ~mask.bytes[b]) |
-                              value.bytes[b]);
-            }
+            sp_match_apply(&m, &keys[i]);
         }
         if (how % 4 == 2) {
             keys[i].bytes[how % 64] ^= sp_fuzz_byte(in);
         }
     }
-    want = scalar->kernels->key_match(keys, n, todo, &mask, &value);
+    want = scalar->kernels->key_match(keys, n, todo, &m.mask, &m.key);
     if (want & ~todo) {
         fprintf(stderr,
                 "fuzz_kernels: scalar key_match matched %#x outside "
@@ -494,7 +491,8 @@ fuzz_key_match(struct sp_fuzz_input *in)
         abort();
     }
     for (unsigned v = 0; v < nv; v++) {
-        uint32_t got = vs[v]->kernels->key_match(keys, n, todo, &mask, &value);
+        uint32_t got =
+            vs[v]->kernels->key_match(keys, n, todo, &m.mask, &m.key);
 
         if (got != want) {
             differs("key_match", vs[v], "matches",

@@ -3,6 +3,7 @@
  * value under the mask, and reads no key from n on. */
 #include <string.h>
 
+#include "simdpath/match.h"
 #include "simdpath/random.h"
 #include "testlib.h"
 
@@ -31,49 +32,46 @@ static void
 check_one(uint32_t n, uint32_t todo, unsigned spoil, uint64_t seed)
 {
     struct sp_random rng = {seed};
-    struct sp_flow_key mask, value;
+    struct sp_match m; /* its key: the value under the mask */
     struct sp_guarded buf;
     struct sp_flow_key *keys;
     uint32_t want;
 
-    sp_random_fill(&rng, &mask, sizeof mask);
+    sp_random_fill(&rng, &m.mask, sizeof m.mask);
     /* Some masks of whole blocks, zero bytes and single bits too. */
-    for (unsigned b = 0; b < sizeof mask.bytes; b++) {
+    for (unsigned b = 0; b < sizeof m.mask.bytes; b++) {
         switch (sp_random_below(&rng, 4)) {
         case 0:
-            mask.bytes[b] = 0;
+            m.mask.bytes[b] = 0;
             break;
         case 1:
-            mask.bytes[b] = 0xff;
+            m.mask.bytes[b] = 0xff;
             break;
         default:
             break;
         }
     }
-    sp_random_fill(&rng, &value, sizeof value);
-    for (unsigned b = 0; b < sizeof value.bytes; b++) {
-        value.bytes[b] &= mask.bytes[b];
+    sp_random_fill(&rng, &m.key, sizeof m.key);
+    for (unsigned b = 0; b < sizeof m.key.bytes; b++) {
+        m.key.bytes[b] &= m.mask.bytes[b];
     }
     sp_guarded_alloc(&buf, n * sizeof *keys, 64);
     keys = (struct sp_flow_key *)buf.data;
     for (uint32_t i = 0; i < n; i++) {
         sp_random_fill(&rng, &keys[i], sizeof keys[i]);
-        for (unsigned b = 0; b < sizeof keys[i].bytes; b++) {
-            keys[i].bytes[b] = (uint8_t)((keys[i].bytes[b] & ~mask.bytes[b]) |
-                                         value.bytes[b]);
-        }
+        sp_match_apply(&m, &keys[i]);
         if (sp_random_below(&rng, 4) < spoil) {
             unsigned bit = sp_random_below(&rng, 512);
 
             /* Inside the mask, or nothing changes. */
             keys[i].bytes[bit / 8] ^=
-                (uint8_t)(mask.bytes[bit / 8] & (1u << bit % 8));
+                (uint8_t)(m.mask.bytes[bit / 8] & (1u << bit % 8));
         }
     }
-    want = expected(keys, n, todo & sp_batch_lanes(n), &mask, &value);
+    want = expected(keys, n, todo & sp_batch_lanes(n), &m.mask, &m.key);
     for (unsigned v = 0; v < sp_n_runnable; v++) {
         uint32_t got = sp_runnable[v]->kernels->key_match(
-            keys, n, todo & sp_batch_lanes(n), &mask, &value);
+            keys, n, todo & sp_batch_lanes(n), &m.mask, &m.key);
 
         if (got != want) {
             fail_msg("variant %s: n=%u todo=%#x: matches %#x, want %#x",

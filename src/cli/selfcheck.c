@@ -13,6 +13,7 @@
 #include "simdpath/dispatch.h"
 #include "simdpath/pktgen.h"
 #include "simdpath/emc.h"
+#include "simdpath/match.h"
 #include "simdpath/random.h"
 
 /* A batch of realistic packets of every shape, some cut short or with
@@ -83,27 +84,25 @@ round_batch_copy(struct sp_random *rng)
 static void
 round_key_match(struct sp_random *rng)
 {
-    struct sp_flow_key keys[SP_BATCH_MAX], mask, value;
+    struct sp_flow_key keys[SP_BATCH_MAX];
+    struct sp_match m;
     uint32_t n = sp_random_below(rng, SP_BATCH_MAX + 1);
 
-    sp_random_fill(rng, &mask, sizeof mask);
-    sp_random_fill(rng, &value, sizeof value);
+    sp_random_fill(rng, &m.mask, sizeof m.mask);
+    sp_random_fill(rng, &m.key, sizeof m.key);
     sp_random_fill(rng, keys, sizeof keys);
     for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
-        value.blocks[b] &= mask.blocks[b];
-        for (uint32_t i = 0; i < n; i++) {
-            keys[i].blocks[b] =
-                (keys[i].blocks[b] & ~mask.blocks[b]) | value.blocks[b];
-        }
+        m.key.blocks[b] &= m.mask.blocks[b];
     }
     for (uint32_t i = 0; i < n; i++) {
+        sp_match_apply(&m, &keys[i]);
         if (sp_random_below(rng, 4) == 0) {
             keys[i].bytes[sp_random_below(rng, 64)] ^= 0xff;
         }
     }
     SP_KERNEL(key_match)
-    (keys, n, (uint32_t)sp_random_next(rng) & sp_batch_lanes(n), &mask,
-     &value);
+    (keys, n, (uint32_t)sp_random_next(rng) & sp_batch_lanes(n), &m.mask,
+     &m.key);
 }
 
 /* A masked set with random fields present, and random frames that are
