@@ -224,6 +224,29 @@ test_mpls_rarp(void **state)
     assert_error("rarp,nw_ttl=3", 6, "nw_ttl: needs dl_type ip or ipv6");
 }
 
+/* ICMP's type and code (and IGMP's) are a byte each: a larger value is
+ * refused, and a mask of either byte prints back as written. */
+static void
+test_type_code(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "icmp,icmp_type=8/0xff,icmp_code=0/0xff00",
+        "icmp6,icmp_type=135,icmp_code=3/0xf",
+        "ip,nw_proto=2,tp_src=17,tp_dst=255",
+    };
+
+    assert_read_back(texts, sizeof texts / sizeof *texts);
+    assert_error("priority=5,icmp,tp_dst=2222", 17,
+                 "icmp_code: 2222 is more than 255");
+    assert_error("icmp,tp_src=0x100/0x100", 6,
+                 "icmp_type: 256 is more than 255");
+    assert_error("ip,nw_proto=2,tp_dst=256", 15,
+                 "tp_dst: 256 is more than 255");
+    assert_error("ipv6,nw_proto=1,tp_src=300", 17,
+                 "tp_src: 300 is more than 255");
+}
+
 /* The inner VLAN tag shares tcp_flags and ipv6_label with them, and
  * neither field sees it. */
 static void
@@ -258,6 +281,7 @@ main(void)
         cmocka_unit_test(test_prerequisites),
         cmocka_unit_test(test_mpls_rarp),
         cmocka_unit_test(test_vlan_tci1),
+        cmocka_unit_test(test_type_code),
     };
 
     return cmocka_run_group_tests_name("flow_parse", tests, NULL, NULL);

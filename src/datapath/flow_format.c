@@ -209,11 +209,9 @@ exact_mask(const struct sp_flow_key *key, struct sp_flow_key *mask)
     case SP_IPPROTO_UDP:
     case SP_IPPROTO_SCTP:
     case SP_IPPROTO_IGMP:
-        mask->tp_src = mask->tp_dst = 0xffff;
-        break;
     case SP_IPPROTO_ICMP:
     case SP_IPPROTO_ICMPV6:
-        mask->tp_src = mask->tp_dst = is_icmp(key) ? htons(0xff) : 0xffff;
+        mask->tp_src = mask->tp_dst = 0xffff;
         break;
     default:
         break;
@@ -315,11 +313,11 @@ put_l4(struct out *o, const struct sp_flow_key *k, const struct sp_flow_key *m)
 
     if (m->tp_src) {
         put_num(o, icmp ? "icmp_type" : "tp_src", "%u", get16(&k->tp_src),
-                get16(&m->tp_src), icmp ? 0xff : 0xffff);
+                get16(&m->tp_src), 0xffff);
     }
     if (m->tp_dst) {
         put_num(o, icmp ? "icmp_code" : "tp_dst", "%u", get16(&k->tp_dst),
-                get16(&m->tp_dst), icmp ? 0xff : 0xffff);
+                get16(&m->tp_dst), 0xffff);
     }
     if (m->tcp_flags & htons(SP_TCP_FLAGS_BITS)) {
         put_num(o, "tcp_flags", "0x%03x",

@@ -248,6 +248,32 @@ check_prerequisites(const struct context *c, unsigned *at, struct sp_err *err)
     return 0;
 }
 
+/* ICMP's, ICMPv6's and IGMP's type and code are a byte each, which the
+ * packet parser keeps in the low byte of tp_src and tp_dst: a larger value
+ * could match no packet (and would print as an icmp_code that does not
+ * parse back). */
+static int
+check_type_code(const struct context *c, unsigned *at, struct sp_err *err)
+{
+    static const unsigned fields[] = {SP_KEY_OFS(tp_src), SP_KEY_OFS(tp_dst)};
+
+    if (c->proto != SP_IPPROTO_ICMP && c->proto != SP_IPPROTO_ICMPV6 &&
+        c->proto != SP_IPPROTO_IGMP) {
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const uint8_t *v = c->m->key.bytes + fields[i];
+
+        if (v[0]) {
+            return blame(c, fields[i], at, err,
+                         "%u is more than 255: the type and code are a byte "
+                         "each, so no packet could match",
+                         (unsigned)v[0] << 8 | v[1]);
+        }
+    }
+    return 0;
+}
+
 int
 sp_match_check(const struct sp_match *m, unsigned *at, struct sp_err *err)
 {
@@ -279,6 +305,9 @@ sp_match_check(const struct sp_match *m, unsigned *at, struct sp_err *err)
         return -1;
     }
     c.m = m;
+    if (check_type_code(&c, at, err)) {
+        return -1;
+    }
     valid_bits(&c, &valid);
     for (unsigned i = 0; i < sizeof m->key; i++) {
         if (m->mask.bytes[i] & ~valid.bytes[i]) {
