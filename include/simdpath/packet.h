@@ -41,6 +41,13 @@ sp_batch_lanes(uint32_t n)
     return n >= 32 ? UINT32_MAX : (UINT32_C(1) << n) - 1;
 }
 
+/* One past the last packet of 'lanes': how far a loop over them goes. */
+static inline unsigned
+sp_batch_end(uint32_t lanes)
+{
+    return lanes ? 32 - (unsigned)__builtin_clz(lanes) : 0;
+}
+
 /* The packets of 'lanes' among a batch's first n: n when that is all of
  * them, without a call to libgcc's popcount (the datapath is built for
  * CPUs that may lack POPCNT). */

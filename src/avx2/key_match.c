@@ -17,11 +17,9 @@ sp_avx2_key_match(const struct sp_flow_key *keys, uint32_t n, uint32_t todo,
     __m256i m0 = _mm256_loadu_si256(m), m1 = _mm256_loadu_si256(m + 1);
     __m256i v0 = _mm256_loadu_si256(v), v1 = _mm256_loadu_si256(v + 1);
     uint32_t hit = 0;
-    unsigned end;
 
     todo &= sp_batch_lanes(n);
-    end = todo ? 32 - (unsigned)__builtin_clz(todo) : 0;
-    for (unsigned i = end; i-- > 0;) {
+    for (unsigned i = sp_batch_end(todo); i-- > 0;) {
         const __m256i *k = (const __m256i *)&keys[i];
         __m256i differ = _mm256_or_si256(
             _mm256_xor_si256(_mm256_and_si256(_mm256_loadu_si256(k), m0), v0),

@@ -20,11 +20,9 @@ sp_avx512_key_match(const struct sp_flow_key *keys, uint32_t n, uint32_t todo,
 {
     __m512i m = _mm512_loadu_si512(mask), v = _mm512_loadu_si512(value);
     uint32_t hit = 0;
-    unsigned end;
 
     todo &= sp_batch_lanes(n);
-    end = todo ? 32 - (unsigned)__builtin_clz(todo) : 0;
-    for (unsigned i = end; i-- > 0;) {
+    for (unsigned i = sp_batch_end(todo); i-- > 0;) {
         __m512i differ = _mm512_ternarylogic_epi64(
             _mm512_loadu_si512(&keys[i]), m, v, AND_XOR);
 

@@ -74,10 +74,9 @@ sole_match(const struct sp_cls_subtable *st, const struct sp_rule *rule,
     if (st->block_map && !(st->block_map & (st->block_map - 1))) {
         unsigned b = (unsigned)__builtin_ctz(st->block_map);
         uint64_t mask = st->mask.blocks[b], want = rule->match.key.blocks[b];
-        unsigned end = todo ? 32 - (unsigned)__builtin_clz(todo) : 0;
         uint32_t hit = 0;
 
-        for (unsigned i = end; i-- > 0;) {
+        for (unsigned i = sp_batch_end(todo); i-- > 0;) {
             hit = hit * 2 + !((keys[i].blocks[b] & mask) ^ want);
         }
         return hit & todo;

@@ -18,11 +18,9 @@ sp_neon_key_match(const struct sp_flow_key *keys, uint32_t n, uint32_t todo,
     uint64x2x4_t m = vld1q_u64_x4(mask->blocks);
     uint64x2x4_t v = vld1q_u64_x4(value->blocks);
     uint32_t hit = 0;
-    unsigned end;
 
     todo &= sp_batch_lanes(n);
-    end = todo ? 32 - (unsigned)__builtin_clz(todo) : 0;
-    for (unsigned i = end; i-- > 0;) {
+    for (unsigned i = sp_batch_end(todo); i-- > 0;) {
         uint64x2x4_t k = vld1q_u64_x4(keys[i].blocks);
         uint64x2_t differ = vorrq_u64(
             vorrq_u64(veorq_u64(vandq_u64(k.val[0], m.val[0]), v.val[0]),

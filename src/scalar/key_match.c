@@ -33,11 +33,9 @@ sp_scalar_key_match(const struct sp_flow_key *keys, uint32_t n, uint32_t todo,
     key_pair v0 = load_pair(value, 0), v1 = load_pair(value, 1);
     key_pair v2 = load_pair(value, 2), v3 = load_pair(value, 3);
     uint32_t hit = 0;
-    unsigned end;
 
     todo &= sp_batch_lanes(n);
-    end = todo ? 32 - (unsigned)__builtin_clz(todo) : 0;
-    for (unsigned i = end; i-- > 0;) {
+    for (unsigned i = sp_batch_end(todo); i-- > 0;) {
         const struct sp_flow_key *k = &keys[i];
         key_pair differ =
             ((load_pair(k, 0) & m0) ^ v0) | ((load_pair(k, 1) & m1) ^ v1) |
