@@ -468,9 +468,7 @@ fuzz_key_match(struct sp_fuzz_input *in)
     todo &= sp_batch_lanes(n);
     sp_fuzz_bytes(in, &m.mask, sizeof m.mask);
     sp_fuzz_bytes(in, &m.key, sizeof m.key);
-    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
-        m.key.blocks[b] &= m.mask.blocks[b];
-    }
+    sp_match_mask_key(&m);
     for (uint32_t i = 0; i < n; i++) {
         uint8_t how = sp_fuzz_byte(in);
 

@@ -555,9 +555,7 @@ test_autovalidate_catches_broken(void **state)
     memset(&match, 0, sizeof match);
     match.key = keys[0];
     memset(&match.mask, 0xff, 12); /* dl_dst, dl_src */
-    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
-        match.key.blocks[b] &= match.mask.blocks[b];
-    }
+    sp_match_mask_key(&match);
     rule = sp_cls_insert(cls, &match, 1, NULL, &err);
     assert_non_null(rule);
     match.key.dl_dst[0] ^= 1;

@@ -29,6 +29,15 @@ sp_match_covers(const struct sp_match *m, const struct sp_flow_key *key)
     return differ == 0;
 }
 
+/* Clears m's key bits outside its mask, as a match's key always is. */
+static inline void
+sp_match_mask_key(struct sp_match *m)
+{
+    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
+        m->key.blocks[b] &= m->mask.blocks[b];
+    }
+}
+
 /* Makes key one that m covers: m's values wherever its mask has bits,
  * the key's own elsewhere. */
 static inline void

@@ -91,9 +91,7 @@ round_key_match(struct sp_random *rng)
     sp_random_fill(rng, &m.mask, sizeof m.mask);
     sp_random_fill(rng, &m.key, sizeof m.key);
     sp_random_fill(rng, keys, sizeof keys);
-    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
-        m.key.blocks[b] &= m.mask.blocks[b];
-    }
+    sp_match_mask_key(&m);
     for (uint32_t i = 0; i < n; i++) {
         sp_match_apply(&m, &keys[i]);
         if (sp_random_below(rng, 4) == 0) {

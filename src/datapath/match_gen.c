@@ -101,7 +101,5 @@ sp_match_from_shape(uint32_t shape, const struct sp_flow_key *like,
     if ((l3 == 1 || l3 == 2) && shape >> 19 & 1) {
         mask->nw_tos = 0xfc;
     }
-    for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS; b++) {
-        key->blocks[b] &= mask->blocks[b];
-    }
+    sp_match_mask_key(out);
 }
