@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * IPv4 rewrite with AVX2 (the loop of src/x86/ipv4_rewrite.h): the 20-byte
- * header comes in as a 16-byte and a 4-byte load and goes back the same way,
- * the new checksum inserted into word 5. No vpmaskmov: qemu and valgrind do
- * not emulate its fault suppression.
+ * header comes in as a 16-byte and a 4-byte load and goes back the same way.
+ * No vpmaskmov: qemu and valgrind do not emulate its fault suppression.
  */
 #include "dispatch/isa.h"
 #include "x86/ipv4_rewrite.h"
@@ -16,11 +15,9 @@ load_header(const uint8_t *ip)
 }
 
 static void
-store_header(uint8_t *ip, __m256i hdr, uint16_t csum)
+store_header(uint8_t *ip, __m256i hdr)
 {
-    _mm_storeu_si128((__m128i *)ip,
-                     _mm_insert_epi16(_mm256_castsi256_si128(hdr), csum,
-                                      SP_IPV4_CSUM_OFS / 2));
+    _mm_storeu_si128((__m128i *)ip, _mm256_castsi256_si128(hdr));
     sp_store32(ip + 16, (uint32_t)_mm256_extract_epi32(hdr, 4));
 }
 

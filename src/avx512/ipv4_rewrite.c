@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * IPv4 rewrite with AVX-512 (the loop of src/x86/ipv4_rewrite.h): the 20-byte
- * header comes in by one masked load and goes back, with its new checksum
- * broadcast into word 5 under a mask, by one masked store; neither touches a
- * byte past the header. Bit-selects are one vpternlogd (the compiler merges
- * the AND-NOT and OR).
+ * header comes in by one masked load and goes back by one masked store;
+ * neither touches a byte past the header. Bit-selects are one vpternlogd (the
+ * compiler merges the AND-NOT and OR).
  */
 #include "dispatch/isa.h"
 #include "x86/ipv4_rewrite.h"
@@ -18,10 +17,8 @@ load_header(const uint8_t *ip)
 }
 
 static void
-store_header(uint8_t *ip, __m256i hdr, uint16_t csum)
+store_header(uint8_t *ip, __m256i hdr)
 {
-    hdr =
-        _mm256_mask_set1_epi16(hdr, 1u << (SP_IPV4_CSUM_OFS / 2), (short)csum);
     _mm256_mask_storeu_epi8(ip, HDR_BYTES, hdr);
 }
 

@@ -161,28 +161,59 @@ sp_ipv4_dec_ttl(uint8_t *ip)
  * 0xffff + (new - old), and untouched words have new == old: the sum over
  * touched words is words * 0xffff plus the sum of (new - old) over all
  * words, a signed sum of the whole header with no per-word mask.
+ *
+ * Byte k of the 32-byte layout is in word k / 8, least significant byte
+ * first (the byte order of every SIMD target), so that the variants make
+ * their vectors from the words in registers: bytes stored one by one and
+ * loaded as a vector stall the load, as store forwarding cannot merge
+ * several stores into one load (docs/perf/kernels.md).
  */
 struct sp_ipv4_image {
-    uint8_t value[32]; /* the set's values, already masked */
-    uint8_t mask[32];
-    uint8_t dec[32];    /* 0xff at the TTL when decrementing: adds -1 */
+    uint64_t value[4]; /* the set's values, already masked */
+    uint64_t mask[4];
+    uint64_t dec[4];    /* 0xff at the TTL when decrementing: adds -1 */
     uint32_t hdr_words; /* 16-bit words the header checksum counts */
     uint32_t l4_words;  /* ...of them, address words (L4 checksum) */
 };
 
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "sp_ipv4_image's words hold their bytes least first");
+
+/* Puts 'bits' at byte 'ofs' of an image's words (bits of one word). */
+static inline void
+sp_ipv4_image_put(uint64_t *words, unsigned ofs, uint64_t bits)
+{
+    words[ofs / 8] |= bits << (ofs % 8 * 8);
+}
+
+/* The byte at 'ofs' of an image's words. */
+static inline uint8_t
+sp_ipv4_image_byte(const uint64_t *words, unsigned ofs)
+{
+    return (uint8_t)(words[ofs / 8] >> (ofs % 8 * 8));
+}
+
+/* Bytes 12 to 19 of an image's words: the source and destination
+ * addresses. */
+static inline uint64_t
+sp_ipv4_image_addrs(const uint64_t *words)
+{
+    return words[SP_IPV4_SRC_OFS / 8] >> 32 | words[SP_IPV4_DST_OFS / 8] << 32;
+}
+
 static inline void
 sp_ipv4_image_init(struct sp_ipv4_image *im, const struct sp_ipv4_set *set)
 {
-    memset(im, 0, sizeof *im);
-    im->value[1] = set->tos & set->tos_mask;
-    im->mask[1] = set->tos_mask;
-    im->value[SP_IPV4_TTL_OFS] = set->ttl & set->ttl_mask;
-    im->mask[SP_IPV4_TTL_OFS] = set->ttl_mask;
-    sp_store32(im->value + SP_IPV4_SRC_OFS, set->src & set->src_mask);
-    sp_store32(im->mask + SP_IPV4_SRC_OFS, set->src_mask);
-    sp_store32(im->value + SP_IPV4_DST_OFS, set->dst & set->dst_mask);
-    sp_store32(im->mask + SP_IPV4_DST_OFS, set->dst_mask);
-    im->dec[SP_IPV4_TTL_OFS] = set->dec_ttl ? 0xff : 0;
+    *im = (struct sp_ipv4_image){0};
+    sp_ipv4_image_put(im->value, 1, set->tos & set->tos_mask);
+    sp_ipv4_image_put(im->mask, 1, set->tos_mask);
+    sp_ipv4_image_put(im->value, SP_IPV4_TTL_OFS, set->ttl & set->ttl_mask);
+    sp_ipv4_image_put(im->mask, SP_IPV4_TTL_OFS, set->ttl_mask);
+    sp_ipv4_image_put(im->value, SP_IPV4_SRC_OFS, set->src & set->src_mask);
+    sp_ipv4_image_put(im->mask, SP_IPV4_SRC_OFS, set->src_mask);
+    sp_ipv4_image_put(im->value, SP_IPV4_DST_OFS, set->dst & set->dst_mask);
+    sp_ipv4_image_put(im->mask, SP_IPV4_DST_OFS, set->dst_mask);
+    sp_ipv4_image_put(im->dec, SP_IPV4_TTL_OFS, set->dec_ttl ? 0xff : 0);
     im->l4_words = (set->src_mask ? 2 : 0) + (set->dst_mask ? 2 : 0);
     im->hdr_words = im->l4_words + (set->tos_mask ? 1 : 0) +
                     (set->ttl_mask || set->dec_ttl ? 1 : 0);

@@ -189,6 +189,15 @@ rewrite_ttl(struct sp_packet *const *pkts, uint32_t n,
     return expired;
 }
 
+/* The first 16 bytes of an image's words as a vector, made in registers
+ * (sp_ipv4_image). */
+static inline uint8x16_t
+image_vector(const uint64_t *words)
+{
+    return vreinterpretq_u8_u64(
+        vcombine_u64(vcreate_u64(words[0]), vcreate_u64(words[1])));
+}
+
 /* The whole-header image as vectors. */
 struct header_vectors {
     uint8x16_t value, mask, dec;
@@ -257,8 +266,8 @@ sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
     }
     sp_ipv4_image_init(&im, set);
     if (im.hdr_words == im.l4_words) {
-        uint8x8_t addr_value = vld1_u8(im.value + SP_IPV4_SRC_OFS);
-        uint8x8_t addr_mask = vld1_u8(im.mask + SP_IPV4_SRC_OFS);
+        uint8x8_t addr_value = vcreate_u8(sp_ipv4_image_addrs(im.value));
+        uint8x8_t addr_mask = vcreate_u8(sp_ipv4_image_addrs(im.mask));
 
         for (uint32_t i = 0; i < n; i++) {
             uint32_t hlen;
@@ -280,11 +289,11 @@ sp_neon_ipv4_rewrite(struct sp_packet *const *pkts, uint32_t n,
         }
         return expired;
     }
-    v.value = vld1q_u8(im.value);
-    v.mask = vld1q_u8(im.mask);
-    v.dec = vld1q_u8(im.dec);
-    v.value_hi = vld1_u8(im.value + 16);
-    v.mask_hi = vld1_u8(im.mask + 16);
+    v.value = image_vector(im.value);
+    v.mask = image_vector(im.mask);
+    v.dec = image_vector(im.dec);
+    v.value_hi = vcreate_u8(im.value[2]);
+    v.mask_hi = vcreate_u8(im.mask[2]);
     v.hdr_words = im.hdr_words;
     v.l4_words = im.l4_words;
     for (uint32_t i = 0; i < n; i++) {

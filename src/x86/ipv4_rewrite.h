@@ -14,9 +14,9 @@
 #include "generic/ipv4_rewrite.h"
 
 /* Reads the 20 header bytes at ip into the low bytes of a register (the
- * rest zero); writes them back with 'csum' as the header checksum. */
+ * rest zero); writes them back. */
 typedef __m256i sp_ipv4_load_fn(const uint8_t *ip);
-typedef void sp_ipv4_store_fn(uint8_t *ip, __m256i hdr, uint16_t csum);
+typedef void sp_ipv4_store_fn(uint8_t *ip, __m256i hdr);
 
 /* A set that touches only the addresses changes 8 contiguous bytes (12 to
  * 19): one 64-bit lane holds them, and the header's terms are the L4
@@ -49,9 +49,8 @@ sp_ipv4_rewrite_addrs_only(struct sp_packet *const *pkts, uint32_t n,
                            const struct sp_ipv4_image *im)
 {
     __m128i value =
-        _mm_loadl_epi64((const __m128i *)(im->value + SP_IPV4_SRC_OFS));
-    __m128i mask =
-        _mm_loadl_epi64((const __m128i *)(im->mask + SP_IPV4_SRC_OFS));
+        _mm_cvtsi64_si128((long long)sp_ipv4_image_addrs(im->value));
+    __m128i mask = _mm_cvtsi64_si128((long long)sp_ipv4_image_addrs(im->mask));
     uint32_t words = im->l4_words;
 
     for (uint32_t i = 0; i < n; i++) {
@@ -85,16 +84,25 @@ sp_ipv4_rewrite_tos_ttl(uint8_t *ip, const struct sp_ipv4_image *im)
 {
     unsigned ttl_ofs = SP_IPV4_TTL_OFS;
     uint8_t tos = ip[1], ttl = ip[ttl_ofs];
-    uint8_t new_tos = (uint8_t)((tos & ~im->mask[1]) | im->value[1]);
-    uint8_t new_ttl =
-        (uint8_t)(((ttl + im->dec[ttl_ofs]) & ~im->mask[ttl_ofs]) |
-                  im->value[ttl_ofs]);
+    uint8_t new_tos = (uint8_t)((tos & ~sp_ipv4_image_byte(im->mask, 1)) |
+                                sp_ipv4_image_byte(im->value, 1));
+    uint8_t new_ttl = (uint8_t)(((ttl + sp_ipv4_image_byte(im->dec, ttl_ofs)) &
+                                 ~sp_ipv4_image_byte(im->mask, ttl_ofs)) |
+                                sp_ipv4_image_byte(im->value, ttl_ofs));
     int32_t diff = (new_tos - tos) * 256 + (new_ttl - ttl);
 
     sp_csum_update_at(ip + SP_IPV4_CSUM_OFS,
                       sp_ipv4_delta(im->hdr_words, diff));
     ip[1] = new_tos;
     ip[ttl_ofs] = new_ttl;
+}
+
+/* An image's words as a vector, made in registers (sp_ipv4_image). */
+static inline __m256i
+sp_ipv4_image_vector(const uint64_t *words)
+{
+    return _mm256_set_epi64x((long long)words[3], (long long)words[2],
+                             (long long)words[1], (long long)words[0]);
 }
 
 /* The whole-header loop's image as vectors. vpmaddwd multiplies signed
@@ -117,6 +125,7 @@ sp_ipv4_rewrite_header(uint8_t *ip, uint8_t *l4_csum, int udp,
      * would wait for store forwarding to fail, and one of bytes the
      * AVX-512 masked store only covers (it is 32 bytes wide) for that
      * store to complete. */
+    uint16_t hdr_old = sp_load16(ip + SP_IPV4_CSUM_OFS);
     uint16_t l4_old = l4_csum ? sp_load16(l4_csum) : 0;
     __m256i old = load(ip), new, diffs;
     __m128i lo, hi;
@@ -135,9 +144,12 @@ sp_ipv4_rewrite_header(uint8_t *ip, uint8_t *l4_csum, int udp,
     lo = _mm_add_epi32(lo, hi);
     lo = _mm_add_epi32(lo, _mm_shuffle_epi32(lo, 0x4e));
     lo = _mm_add_epi32(lo, _mm_shuffle_epi32(lo, 0xb1));
-    store(ip, new,
-          sp_csum_update(sp_load16(ip + SP_IPV4_CSUM_OFS),
-                         sp_ipv4_delta(v->hdr_words, _mm_cvtsi128_si32(lo))));
+    /* The header's checksum by a store of its own, after the header's:
+     * that store then waits for none of the sums. */
+    store(ip, new);
+    sp_store16(ip + SP_IPV4_CSUM_OFS,
+               sp_csum_update(hdr_old, sp_ipv4_delta(v->hdr_words,
+                                                     _mm_cvtsi128_si32(lo))));
     if (l4_csum) {
         sp_store16(l4_csum,
                    sp_ipv4_l4_updated(l4_old, udp,
@@ -175,9 +187,9 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
     if (im.hdr_words == im.l4_words) {
         return sp_ipv4_rewrite_addrs_only(pkts, n, &im);
     }
-    v.value = _mm256_loadu_si256((const __m256i *)im.value);
-    v.mask = _mm256_loadu_si256((const __m256i *)im.mask);
-    v.dec = _mm256_loadu_si256((const __m256i *)im.dec);
+    v.value = sp_ipv4_image_vector(im.value);
+    v.mask = sp_ipv4_image_vector(im.mask);
+    v.dec = sp_ipv4_image_vector(im.dec);
     v.bias = _mm256_set1_epi16((short)0x8000);
     v.ones = _mm256_set1_epi16(1);
     v.hdr_words = im.hdr_words;
