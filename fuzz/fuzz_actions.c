@@ -35,7 +35,6 @@
 #define N_PORTS  4
 #define RULE_MAX 2048
 #define MAX_BUFS (SP_BATCH_MAX * (SP_ACTIONS_MAX + 1))
-#define LOG_MAX  (1 << 20)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -47,13 +46,20 @@ struct buf {
     int fate;        /* 0 live, 1 sent, 2 freed */
 };
 
+/* What a run sent, in order: grown as needed, as a batch may send
+ * MAX_BUFS copies of the longest frame the fuzzer gives. Kept from input
+ * to input. */
+struct log {
+    uint8_t *bytes;
+    size_t len, cap;
+};
+
 struct run {
     struct sp_action_ctx ctx;
     struct sp_tx_batch tx[N_PORTS + 1];
     struct buf bufs[MAX_BUFS];
     uint32_t n_bufs, clone_budget, freed;
-    uint8_t *log; /* what was sent, in order */
-    size_t log_len;
+    struct log *log;
     const uint8_t *const *in_bytes; /* the input frames */
     const uint32_t *in_len;
     const struct sp_packet *parsed; /* their offsets, from scalar */
@@ -97,11 +103,24 @@ buf_new(struct run *r, uint32_t len, uint32_t origin)
 static void
 log_put(struct run *r, const void *p, size_t len)
 {
-    if (r->log_len + len > LOG_MAX) {
-        fail(current_rule, "more output than %d bytes", LOG_MAX);
+    struct log *log = r->log;
+
+    if (log->len + len > log->cap) {
+        size_t cap = log->cap ? log->cap : 4096;
+
+        while (cap < log->len + len) {
+            cap *= 2;
+        }
+        uint8_t *bytes = realloc(log->bytes, cap);
+
+        if (!bytes) {
+            fail(current_rule, "no memory for %zu bytes of output", cap);
+        }
+        log->bytes = bytes;
+        log->cap = cap;
     }
-    memcpy(r->log + r->log_len, p, len);
-    r->log_len += len;
+    memcpy(log->bytes + log->len, p, len);
+    log->len += len;
 }
 
 /* Counts how many actions of a type the rule has. */
@@ -399,7 +418,7 @@ run_variant(const struct sp_variant *v, struct run *r,
                                     .aux = r};
     r->n_bufs = 0;
     r->freed = 0;
-    r->log_len = 0;
+    r->log->len = 0;
     r->clone_budget = clone_budget;
     r->actions = actions;
     for (uint32_t i = 0; i < n; i++) {
@@ -452,7 +471,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct run want, got;
-    static uint8_t log_want[LOG_MAX], log_got[LOG_MAX];
+    static struct log log_want, log_got;
     static char rule[RULE_MAX];
     const uint8_t *nl = memchr(data, '\n', size < RULE_MAX ? size : RULE_MAX);
     const uint8_t *frame, *in_bytes[SP_BATCH_MAX];
@@ -495,7 +514,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     budget = control & 0x04 ? n / 2 : MAX_BUFS;
 
-    want.log = log_want;
+    want.log = &log_want;
     want.in_bytes = in_bytes;
     want.in_len = in_len;
     want.parsed = parsed;
@@ -505,7 +524,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (spec.match.key.nw_proto == 6 || spec.match.key.nw_proto == 17 ||
          spec.match.key.nw_proto == 58 || spec.match.key.nw_proto == 132);
     got = want;
-    got.log = log_got;
+    got.log = &log_got;
     run_variant(sp_variant_get(0), &want, actions, n, headroom, budget,
                 &spec.match, parsed, matched);
     for (unsigned v = 1; v < sp_variant_count(); v++) {
@@ -516,9 +535,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         run_variant(var, &got, actions, n, headroom, budget, &spec.match, NULL,
                     NULL);
-        if (got.log_len != want.log_len ||
+        if (log_got.len != log_want.len ||
             memcmp(got.ctx.drops, want.ctx.drops, sizeof want.ctx.drops) ||
-            memcmp(log_got, log_want, want.log_len)) {
+            (log_want.len &&
+             memcmp(log_got.bytes, log_want.bytes, log_want.len))) {
             fail(rule,
                  "variant %s sends or drops other packets than "
                  "scalar",
