@@ -8,10 +8,14 @@ reads the busy cycles per packet and, with --pmd-perf, each stage's,
 from the counters' growth over the round. A loaded machine deschedules
 the PMD thread mid-burst, and the TSC counts that time as busy: 'on-cpu'
 scales the busy cycles and the stages by the share of the round the
-thread ran (schedstat). Prints the medians of A and B and B/A and, with
---floor, of dpdk-testpmd on the same ports and CPU in the same turns
-(with --floor-pool's mbuf pool, xbuf unless told: bench_e2e.py says why)
-(its busy cycles per packet, --record-core-cycles).
+thread ran (schedstat). 'ns' is the nanoseconds the thread ran per
+packet forwarded (schedstat over the packets counted), which no
+system's own clock reading is in. Prints the medians of A and B and B/A
+and, with --floor, of dpdk-testpmd on the same ports and CPU in the same
+turns (with --floor-pool's mbuf pool, xbuf unless told: bench_e2e.py
+says why) (its busy cycles per packet, --record-core-cycles, which reads
+the TSC twice a burst; with --floor-bare it runs without and only its
+'ns' is measured).
 
 Traffic: net_pcap replays (infinite_rx) a capture of FLOWS distinct
 64-byte UDP packets into port 1 (with --active K, of K of those flows,
@@ -23,7 +27,7 @@ rule a's actions.
 Usage: bench_ab.py A B [--flows N] [--active K] [--rule a|b|c] [--exact]
                    [--emc-entries N] [--rounds R] [--seconds S]
                    [--cpu C] [--main-cpu C] [--pmd-perf] [--floor]
-                   [--floor-pool native|xbuf]
+                   [--floor-pool native|xbuf] [--floor-bare]
 """
 import argparse
 import os
@@ -187,10 +191,12 @@ class Run:
         share = run_share(ran0, wall0, ran1, wall1)
         packets = snap1["packets"] - snap0["packets"]
         if packets < 10000:
-            return {k: None for k in ["busy", "on-cpu", "emc%"] + STAGES}
+            return {k: None for k in ["busy", "on-cpu", "ns", "emc%"] +
+                    STAGES}
         got = {k: (snap1[k] - snap0[k]) / packets
                for k in snap1 if k in STAGES or k == "busy"}
         got["on-cpu"] = scaled(got["busy"], share)
+        got["ns"] = (ran1 - ran0) / packets
         for k in STAGES:
             if k in got:
                 got[k] = scaled(got[k], share)
@@ -213,7 +219,8 @@ class Run:
 class Testpmd(Run):
     """dpdk-testpmd on the same ports and CPU, the floor: io forwarding
     for rule a, macswap for the others; its own busy cycles per packet
-    (--record-core-cycles), each round a start and a stop."""
+    (--record-core-cycles, unless bare), each round a start and a stop,
+    and the nanoseconds it ran per packet sent (port statistics)."""
 
     def __init__(self, work, pcap, args):
         self.name = "floor"
@@ -227,8 +234,11 @@ class Testpmd(Run):
                "--file-prefix=sp-ab-floor-%d" % os.getpid(), "--vdev",
                "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "--vdev",
                "net_null0,no-rx=1", "--", "-i", "--forward-mode=" + mode,
-               "--record-core-cycles", "--mp-alloc=" + args.floor_pool,
+               "--mp-alloc=" + args.floor_pool,
                "--total-num-mbufs=%d" % mbufs]
+        self.bare = args.floor_bare
+        if not self.bare:
+            cmd.append("--record-core-cycles")
         self.lines = queue.Queue()
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
@@ -237,7 +247,7 @@ class Testpmd(Run):
         self.command("start")
         self.wait_for(r"packet forwarding - ports=")
         self.command("stop")
-        self.wait_for(r"CPU cycles/packet=([\d.]+)")
+        self.wait_for(r"Done\.")
 
     def read(self):
         for line in self.proc.stdout:
@@ -263,14 +273,26 @@ class Testpmd(Run):
             self.lines.get()
         self.command("start")
         time.sleep(0.05)
+        sent0 = self.sent()
         ran0, wall0 = self.on_cpu()
         time.sleep(seconds)
+        sent1 = self.sent()
         ran1, wall1 = self.on_cpu()
         self.command("stop")
-        busy = float(self.wait_for(r"CPU cycles/packet=([\d.]+)").group(1))
+        busy = None if self.bare else float(
+            self.wait_for(r"CPU cycles/packet=([\d.]+)").group(1))
+        self.wait_for(r"Done\.")
         self.signal(signal.SIGSTOP)
         share = run_share(ran0, wall0, ran1, wall1)
-        return {"busy": busy, "on-cpu": scaled(busy, share)}
+        return {"busy": busy,
+                "on-cpu": None if busy is None else scaled(busy, share),
+                "ns": (ran1 - ran0) / (sent1 - sent0)
+                if sent1 > sent0 else None}
+
+    def sent(self):
+        """Packets its port 1 (net_null) has sent so far."""
+        self.command("show port stats 1")
+        return int(self.wait_for(r"TX-packets: (\d+)").group(1))
 
     def ask_to_stop(self):
         self.command("quit")
@@ -295,6 +317,8 @@ def main():
                     help="dpdk-testpmd in the same turns")
     ap.add_argument("--floor-pool", choices=["native", "xbuf"],
                     default="xbuf", help="testpmd's --mp-alloc")
+    ap.add_argument("--floor-bare", action="store_true",
+                    help="testpmd without --record-core-cycles: only ns")
     args = ap.parse_args()
     if args.active is not None and not 0 < args.active <= args.flows:
         ap.error("--active %d: from 1 to --flows (%d)"
@@ -326,10 +350,10 @@ def main():
              else " (%d active)" % args.active, args.rule,
              " (exact rules)" if args.exact else "",
              args.emc_entries, args.rounds, args.seconds, args.cpu))
-    keys = [k for k in ["busy", "on-cpu"] + STAGES + ["emc%"]
+    keys = [k for k in ["busy", "on-cpu", "ns"] + STAGES + ["emc%"]
             if any(g.get(k) is not None for g in got["A"])]
     floor = {k: median(g[k] for g in got["floor"])
-             for k in ("busy", "on-cpu")} if args.floor else {}
+             for k in ("busy", "on-cpu", "ns")} if args.floor else {}
     print("%-11s %8s %8s %7s" % ("", "A", "B", "B/A") +
           (" %8s %7s %7s" % ("floor", "A/floor", "B/floor") if floor else ""))
     for k in keys:
@@ -337,13 +361,13 @@ def main():
         b = median(g.get(k) for g in got["B"])
         if a is None or b is None:
             continue
-        line = "%-11s %8.1f %8.1f %7.3f" % (k, a, b, b / a if a else 0)
+        line = "%-11s %8.2f %8.2f %7.3f" % (k, a, b, b / a if a else 0)
         if floor.get(k):
-            line += " %8.1f %7.3f %7.3f" % (floor[k], a / floor[k],
+            line += " %8.2f %7.3f %7.3f" % (floor[k], a / floor[k],
                                             b / floor[k])
         print(line)
     for name in got:
-        for k in ("busy", "on-cpu"):
+        for k in ("busy", "on-cpu", "ns"):
             print("%s %s: %s" % (name, k, " ".join(
                 "%.1f" % g[k] if g[k] is not None else "-"
                 for g in got[name])))
