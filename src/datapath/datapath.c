@@ -117,7 +117,7 @@ struct pmd {
     const struct sp_rule *rule;
     bool packet_in_queued;
     struct sp_spsc packet_in;
-    uint64_t burst_tsc; /* when it was received */
+    uint64_t burst_tsc; /* when it was received, as of the last reading */
     uint32_t n_copies;
     /* The last burst's rule counts, added after the next receive, by
      * when the prefetched counter lines have arrived (see flush_counts). */
@@ -710,6 +710,37 @@ next_pair(unsigned *port, unsigned *queue, unsigned by, unsigned n_rxq)
     }
 }
 
+/* A TSC read a round costs a saturated PMD a few percent
+ * (docs/perf/pmd-loop.md). A round of polls that received a full burst is
+ * most likely followed by another, so the loop reads the TSC after at
+ * most this many such rounds, or after a round without one, and gives
+ * the cycles since the last reading to busy if any of those rounds
+ * received, else to idle: as OVS counts an iteration, a round that
+ * received is busy whole. The error is one round: an idle round right
+ * after loaded ones counts as busy. Profiled, every poll is timed on its
+ * own. */
+#define LOADED_ROUNDS_PER_READ 16
+
+/* Adds the cycles of polls to busy or to idle. */
+static void
+count_cycles(struct pmd *pmd, bool busy, uint64_t cycles)
+{
+    bump(busy ? &pmd->stats.busy_cycles : &pmd->stats.idle_cycles, cycles);
+}
+
+/* Times the loaded rounds not yet timed, if any: busy, since *now. */
+static void
+time_rounds(struct pmd *pmd, uint64_t *now, uint32_t *untimed)
+{
+    if (*untimed) {
+        uint64_t end = pmd->dp->io->tsc();
+
+        count_cycles(pmd, true, end - *now);
+        *now = end;
+        *untimed = 0;
+    }
+}
+
 int
 sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
 {
@@ -720,10 +751,11 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
     unsigned first_port = index / n_rxq + 1, first_queue = index % n_rxq;
     struct sp_packet pkts[SP_BATCH_MAX], *ptrs[SP_BATCH_MAX];
     struct sp_rx_drops lost = {0};
-    /* Where the last poll ended, which is where the next one starts: one
-     * TSC read per poll, and busy and idle cycles cover the whole loop
-     * (but PACKET_OUTs). */
+    /* The last TSC reading and the loaded rounds since
+     * (LOADED_ROUNDS_PER_READ): the next poll starts there, exactly when
+     * profiled. */
     uint64_t now;
+    uint32_t untimed = 0;
 
     point_at(pkts, ptrs);
     rcu_register_thread();
@@ -731,9 +763,13 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
     now = io->tsc();
     while (!__atomic_load_n(&dp->stop, __ATOMIC_ACQUIRE)) {
         unsigned port = first_port, queue = first_queue;
+        bool received = false, full = false;
 
         take_clear(pmd);
         pmd->profiling = __atomic_load_n(&dp->profile, __ATOMIC_RELAXED);
+        if (pmd->profiling) { /* its first burst starts at a reading */
+            time_rounds(pmd, &now, &untimed);
+        }
         /* The (port, queue) pairs i with i % n_pmds == index are ours
          * (sp_dp_queue_pmd): pair i is queue i % n_rxq of port
          * i / n_rxq + 1. */
@@ -767,23 +803,32 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
                 bump(&pmd->ports[port].rx, n);
                 process_burst(pmd, pkts, ptrs, n);
                 packet_in_notify(pmd);
-                /* Profiled, the burst ends where its last stage did. */
-                now = pmd->profiling ? pmd->stamp : io->tsc();
-                bump(&pmd->stats.busy_cycles, now - start);
-                if (pmd->profiling) {
-                    bump(&pmd->perf.busy_cycles, now - start);
-                    bump(&pmd->perf.packets, n);
-                    bump(&pmd->perf.batches, 1);
-                }
-            } else {
-                now = io->tsc();
-                bump(&pmd->stats.idle_cycles, now - start);
-                if (pmd->profiling) {
-                    bump(&pmd->perf.idle_cycles, now - start);
-                }
+            }
+            received |= n != 0;
+            full |= n == SP_BATCH_MAX;
+            if (pmd->profiling) {
+                /* Each poll timed: a burst ends where its last stage
+                 * did. */
+                uint64_t end = n ? pmd->stamp : io->tsc();
+
+                count_cycles(pmd, n != 0, end - start);
+                bump(n ? &pmd->perf.busy_cycles : &pmd->perf.idle_cycles,
+                     end - start);
+                bump(&pmd->perf.packets, n);
+                bump(&pmd->perf.batches, n != 0);
+                now = end;
             }
         }
+        if (!pmd->profiling &&
+            (!full || ++untimed == LOADED_ROUNDS_PER_READ)) {
+            uint64_t end = io->tsc();
+
+            count_cycles(pmd, received || untimed, end - now);
+            now = end;
+            untimed = 0;
+        }
         if (index == 0 && sp_spsc_peek(&dp->packet_out)) {
+            time_rounds(pmd, &now, &untimed);
             run_packet_outs(pmd);
             now = io->tsc();
         }
@@ -792,6 +837,7 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
         }
     }
     flush_counts(pmd);
+    time_rounds(pmd, &now, &untimed);
     __atomic_sub_fetch(&dp->running_pmds, 1, __ATOMIC_ACQ_REL);
     rcu_unregister_thread();
     return 0;
