@@ -515,9 +515,10 @@ profile_key(unsigned shape, const struct sp_packet *pkt,
     }
 }
 
-/* Packets of the eight profile shapes: the guess names their shape, its
- * probe and length checks take them, and the key from the profile's
- * tables and the metadata from its shape are the scalar parser's. */
+/* Packets of the nine profile shapes (pktgen's eight and its IPv4 later
+ * fragments): the guess names their shape, its probe and length checks
+ * take them, and the key from the profile's tables and the metadata from
+ * its shape are the scalar parser's. */
 static void
 test_profiles_match_scalar(void **state)
 {
@@ -527,10 +528,13 @@ test_profiles_match_scalar(void **state)
     unsigned seen = 0;
 
     for (unsigned round = 0; round < ROUNDS_PER_SHAPE; round++) {
-        for (unsigned g = 0; g < SP_PKTGEN_PROFILE_SHAPES; g++) {
+        for (unsigned g = 0; g <= SP_PKTGEN_PROFILE_SHAPES; g++) {
             struct sp_packet pkt = {
                 .data = bytes,
-                .len = (uint32_t)sp_pktgen(g, &rng, bytes),
+                .len = (uint32_t)sp_pktgen(g < SP_PKTGEN_PROFILE_SHAPES
+                                               ? g
+                                               : SP_PKTGEN_IPV4_FRAG_LATER,
+                                           &rng, bytes),
                 .in_port = (uint16_t)round,
             };
             struct sp_packet *ptr = &pkt;
@@ -550,7 +554,9 @@ test_profiles_match_scalar(void **state)
             }
             assert_true(sp_mfex_profile_lengths_ok(shape, bytes, pkt.len));
             assert_int_equal(pkt.l3_ofs, SP_MFEX_L3_OFS(shape));
-            assert_int_equal(pkt.l4_ofs, SP_MFEX_L4_OFS(shape));
+            assert_int_equal(pkt.l4_ofs, shape & SP_MFEX_SHAPE_LATER_FRAG
+                                             ? SP_OFS_NONE
+                                             : SP_MFEX_L4_OFS(shape));
             profile_key(shape, &pkt, &got);
             assert_memory_equal(&got, &want, sizeof want);
         }
@@ -565,7 +571,7 @@ test_profiles_match_scalar(void **state)
  * probes bytes 12-27 only, applies keep only to key lane 1 of TCP and IPv6
  * shapes and lane 3 of IPv6 ones (elsewhere it is 0 exactly where the
  * permute reads nothing, 0xff where it does) and set only to byte 14 of
- * VLAN shapes. */
+ * VLAN shapes and to a later fragment's nw_frag. */
 static void
 test_profile_layout(void **state)
 {
@@ -599,7 +605,11 @@ test_profile_layout(void **state)
                                  x == SP_MFEX_PERM_ZERO ? 0 : 0xff);
             }
             assert_int_equal(prof->set[j],
-                             j == 14 && (s & SP_MFEX_SHAPE_VLAN) ? 0x10 : 0);
+                             j == 14 && (s & SP_MFEX_SHAPE_VLAN) ? 0x10
+                             : j == SP_KEY_OFS(nw_frag) &&
+                                     (s & SP_MFEX_SHAPE_LATER_FRAG)
+                                 ? SP_FRAG_ANY | SP_FRAG_LATER
+                                 : 0);
 
             if (x == SP_MFEX_PERM_ZERO) {
                 assert_int_equal(prof->avx2_ctrl[0][j], 0x80);

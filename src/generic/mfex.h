@@ -56,11 +56,11 @@ parse_run(const unsigned shape, struct sp_packet *const *pp,
     struct loaded_profile lp;
 
     /* The table's address opaque here, in the run, so that the compiler
-     * can neither hoist the loads of all eight profiles out of the batch
+     * can neither hoist the loads of all the profiles out of the batch
      * loop (that spilled them on AVX2, which has 16 vector registers:
-     * docs/perf/mfex.md) nor keep the eight profiles' addresses in
-     * registers for the whole call (saving and restoring callee-saved
-     * registers on every batch: docs/perf/arm.md). */
+     * docs/perf/mfex.md) nor keep the profiles' addresses in registers
+     * for the whole call (saving and restoring callee-saved registers on
+     * every batch: docs/perf/arm.md). */
     __asm__ volatile("" : "+r"(prof));
     lp = load_profile(prof + shape);
 
@@ -115,6 +115,7 @@ parse_batch(struct sp_packet *const *pkts, uint32_t n,
             PARSE_RUN_CASE(5)
             PARSE_RUN_CASE(6)
             PARSE_RUN_CASE(7)
+            PARSE_RUN_CASE(SP_MFEX_SHAPE_LATER_FRAG)
 #undef PARSE_RUN_CASE
         }
         if (stop == pp) {

@@ -37,18 +37,24 @@
 #define SP_MFEX_PROBE_LEN 32 /* every byte a probe tests is below 28 */
 #define SP_MFEX_WINDOW    80 /* packet bytes a permute may read */
 #define SP_MFEX_PERM_ZERO 0xff
-#define SP_MFEX_PROFILES  8
+#define SP_MFEX_PROFILES  9
 #define SP_MFEX_MIN_LEN   42 /* the shortest profile: Ethernet/IPv4/UDP */
 
 /* A profile's index is its shape, as sp_mfex_profile_guess() computes it:
  * these bits. Everything but the byte tables follows from the shape, as
- * constants the parsers fold when they specialise a loop per shape. */
-#define SP_MFEX_SHAPE_TCP  1
-#define SP_MFEX_SHAPE_IPV6 2
-#define SP_MFEX_SHAPE_VLAN 4
-#define SP_MFEX_L3_OFS(s)  ((s)&SP_MFEX_SHAPE_VLAN ? 18u : 14u)
-#define SP_MFEX_L3_LEN(s)  ((s)&SP_MFEX_SHAPE_IPV6 ? 40u : 20u)
-#define SP_MFEX_L4_OFS(s)  (SP_MFEX_L3_OFS(s) + SP_MFEX_L3_LEN(s))
+ * constants the parsers fold when they specialise a loop per shape.
+ * SP_MFEX_SHAPE_LATER_FRAG alone is an IPv4 fragment other than the
+ * first (no L4 header: the key has no ports and nw_frag "later"), without
+ * a tag; it has the geometry of IPv4/UDP, shape 0, whose 8-byte "L4
+ * header" it needs in the frame so that the permute's windows stay the
+ * same. */
+#define SP_MFEX_SHAPE_TCP        1
+#define SP_MFEX_SHAPE_IPV6       2
+#define SP_MFEX_SHAPE_VLAN       4
+#define SP_MFEX_SHAPE_LATER_FRAG 8
+#define SP_MFEX_L3_OFS(s)        ((s)&SP_MFEX_SHAPE_VLAN ? 18u : 14u)
+#define SP_MFEX_L3_LEN(s)        ((s)&SP_MFEX_SHAPE_IPV6 ? 40u : 20u)
+#define SP_MFEX_L4_OFS(s)        (SP_MFEX_L3_OFS(s) + SP_MFEX_L3_LEN(s))
 /* Through the L4 header; every byte the permute reads is below it. */
 #define SP_MFEX_LEN(s) (SP_MFEX_L4_OFS(s) + ((s)&SP_MFEX_SHAPE_TCP ? 20u : 8u))
 /* The 16-byte chunks the permute reads: through the last byte of the ports
@@ -103,9 +109,9 @@ extern const uint8_t sp_mfex_shift_down[32];
 
 /* The only profile a packet can match, from its Ethernet type, IPv4
  * version, header length and fragment fields, and L4 protocol bytes, or
- * SP_MFEX_PROFILES
- * when it matches none: the probe then checks every byte the profile
- * depends on. Turning the other packets away here spares them loading a
+ * SP_MFEX_PROFILES when it matches none: the probe then checks every byte
+ * the profile depends on (and the length checks a later fragment's
+ * offset). Turning the other packets away here spares them loading a
  * profile and probing it. Reads bytes 12..27 only: len >= SP_MFEX_MIN_LEN.
  */
 static inline unsigned
@@ -122,7 +128,11 @@ sp_mfex_profile_guess(const uint8_t *p)
     uint8_t proto = ip[9 - 3 * ipv6];
 
     if (!(ipv4 || ipv6) || (proto != 6 && proto != 17)) {
-        return SP_MFEX_PROFILES;
+        /* Untagged IPv4 without options, a fragment offset: any protocol. */
+        bool later = !vlan && p[12] == 0x08 && p[13] == 0x00 &&
+                     p[14] == 0x45 && ((p[20] & 0x1f) | p[21]);
+
+        return later ? SP_MFEX_SHAPE_LATER_FRAG : SP_MFEX_PROFILES;
     }
     return SP_MFEX_SHAPE_VLAN * vlan + SP_MFEX_SHAPE_IPV6 * ipv6 +
            SP_MFEX_SHAPE_TCP * (proto == 6);
@@ -142,6 +152,12 @@ sp_mfex_profile_guess(const uint8_t *p)
 static inline bool
 sp_mfex_profile_lengths_ok(unsigned shape, const uint8_t *p, uint32_t len)
 {
+    if (shape & SP_MFEX_SHAPE_LATER_FRAG) {
+        /* A fragment offset (no mask tests "not zero"), and a total length
+         * within [20, len - 14]: in 32 bits, one below 20 wraps. */
+        return ((p[20] & 0x1f) | p[21]) &&
+               (uint32_t)sp_load_be16(p + 16) - 20 <= len - 34;
+    }
     const uint64_t l3 = SP_MFEX_L3_OFS(shape);
     const uint64_t min_len = SP_MFEX_LEN(shape);
     /* IPv6's payload length leaves out its 40-byte header. */
@@ -187,8 +203,10 @@ static_assert(offsetof(struct sp_packet, l4_ofs) ==
 static inline void
 sp_mfex_profile_finish(unsigned shape, struct sp_packet *pkt)
 {
-    const uint16_t meta[4] = {SP_MFEX_L3_OFS(shape), SP_MFEX_L4_OFS(shape),
-                              SP_MFEX_OK, 0};
+    const uint16_t meta[4] = {
+        SP_MFEX_L3_OFS(shape),
+        shape & SP_MFEX_SHAPE_LATER_FRAG ? SP_OFS_NONE : SP_MFEX_L4_OFS(shape),
+        SP_MFEX_OK, 0};
 
     memcpy(&pkt->l3_ofs, meta, sizeof meta);
 }

@@ -61,6 +61,8 @@
     Z2(F, LANE(s, 1)), SEQ2_IF(F, LANE(s, 1), TCP(s), L4(s) + 12)
 #define KEEP_PORT_FLAGS(tcp) OFF2, (tcp) ? 0x0f : 0, (tcp) ? 0xff : 0
 
+/* A later fragment's key has no ports: LATER_FRAG(s) leaves them out. */
+#define LATER_FRAG(s) ((s)&SP_MFEX_SHAPE_LATER_FRAG)
 #define PERM_IPV4(F, s)                                                 \
     {                                                                   \
         PERM_L2(F, s), PERM_PORT_FLAGS(F, s), F(LANE(s, 1), L3(s) + 9), \
@@ -68,12 +70,15 @@
             F(LANE(s, 1), Z), SEQ4(F, LANE(s, 1), L3(s) + 12),          \
             Z4(F, LANE(s, 1)), Z8(F, LANE(s, 2)),                       \
             SEQ4(F, LANE(s, 2), L3(s) + 16), Z4(F, LANE(s, 2)),         \
-            Z12(F, LANE(s, 3)), SEQ4(F, LANE(s, 3), L4(s))              \
+            Z12(F, LANE(s, 3)),                                         \
+            SEQ2_IF(F, LANE(s, 3), !LATER_FRAG(s), L4(s)),              \
+            SEQ2_IF(F, LANE(s, 3), !LATER_FRAG(s), L4(s) + 2)           \
     }
-#define KEEP_IPV4(vlan, tcp)                                                 \
-    {                                                                        \
-        KEEP_L2(vlan), KEEP_PORT_FLAGS(tcp), ON3, 0, ON4, OFF12, ON4, OFF12, \
-            OFF4, ON4                                                        \
+#define KEEP_IPV4(vlan, tcp, later)                                           \
+    {                                                                         \
+        KEEP_L2(vlan), KEEP_PORT_FLAGS(tcp), ON3, 0, ON4, OFF12, ON4, OFF12,  \
+            OFF4, (later) ? 0 : 0xff, (later) ? 0 : 0xff, (later) ? 0 : 0xff, \
+            (later) ? 0 : 0xff                                                \
     }
 
 /* IPv6: the traffic class (key byte 21) straddles two packet bytes, b0 b1
@@ -103,6 +108,12 @@
     {                            \
         [14] = (vlan) ? 0x10 : 0 \
     }
+/* nw_frag of a later fragment, as the scalar parser sets it whether MF is
+ * set or not. */
+#define SET_LATER_FRAG                                      \
+    {                                                       \
+        [SP_KEY_OFS(nw_frag)] = SP_FRAG_ANY | SP_FRAG_LATER \
+    }
 
 /* Probes (vlan is 0 or 1): the Ethernet type (behind one 802.1Q tag for VLAN
  * shapes), then IPv4 version 4 with IHL 5, neither MF nor a fragment offset,
@@ -129,7 +140,19 @@
         .perm = PERM_IPV4(PERM, SHAPE(vlan, 0, is_tcp)),                     \
         .avx2_ctrl = {PERM_IPV4(CTRL_A, SHAPE(vlan, 0, is_tcp)),             \
                       PERM_IPV4(CTRL_B, SHAPE(vlan, 0, is_tcp))},            \
-        .keep = KEEP_IPV4(vlan, is_tcp), .set = SET_L2(vlan),                \
+        .keep = KEEP_IPV4(vlan, is_tcp, 0), .set = SET_L2(vlan),             \
+    }
+
+/* Untagged IPv4 without options, any protocol; that the fragment offset
+ * is not zero, sp_mfex_profile_lengths_ok checks. */
+#define IPV4_LATER_FRAG_PROFILE                                     \
+    {                                                               \
+        .probe_mask = {PROBE_L2_MASK_0, [L3(0)] = 0xff},            \
+        .probe_value = {PROBE_L2_VALUE_0(0x0800), [L3(0)] = 0x45},  \
+        .perm = PERM_IPV4(PERM, SP_MFEX_SHAPE_LATER_FRAG),          \
+        .avx2_ctrl = {PERM_IPV4(CTRL_A, SP_MFEX_SHAPE_LATER_FRAG),  \
+                      PERM_IPV4(CTRL_B, SP_MFEX_SHAPE_LATER_FRAG)}, \
+        .keep = KEEP_IPV4(0, 0, 1), .set = SET_LATER_FRAG,          \
     }
 
 #define IPV6_PROFILE(vlan, is_tcp)                                           \
@@ -148,7 +171,7 @@
 const struct sp_mfex_profile sp_mfex_profiles[SP_MFEX_PROFILES] = {
     IPV4_PROFILE(0, 0), IPV4_PROFILE(0, 1), IPV6_PROFILE(0, 0),
     IPV6_PROFILE(0, 1), IPV4_PROFILE(1, 0), IPV4_PROFILE(1, 1),
-    IPV6_PROFILE(1, 0), IPV6_PROFILE(1, 1),
+    IPV6_PROFILE(1, 0), IPV6_PROFILE(1, 1), IPV4_LATER_FRAG_PROFILE,
 };
 
 const uint8_t sp_mfex_shift_down[32] = {

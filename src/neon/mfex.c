@@ -82,12 +82,15 @@ permute(const uint8_t *p, unsigned shape, const uint8x16x4_t *perm,
  * lane 3: the IPv6 flow label) and, in lane 1, the IPv6 traffic class
  * bytes that AVX-512 VBMI takes from in_port and nw_frag; elsewhere keep
  * is zero exactly where the index is out of range, which tbl zeroes by
- * itself. set sets nothing but the VLAN tag-present bit (lane 0).
+ * itself. set sets nothing but the VLAN tag-present bit (lane 0) and a
+ * later fragment's nw_frag (lane 1).
  * test_profile_layout (tests/test_mfex.c) checks the tables for this. */
 #define KEEP_LANE(s, q)                                                \
     (((q) == 1 && ((s) & (SP_MFEX_SHAPE_TCP | SP_MFEX_SHAPE_IPV6))) || \
      ((q) == 3 && ((s)&SP_MFEX_SHAPE_IPV6)))
-#define SET_LANE(s, q) ((q) == 0 && ((s)&SP_MFEX_SHAPE_VLAN))
+#define SET_LANE(s, q)                         \
+    (((q) == 0 && ((s)&SP_MFEX_SHAPE_VLAN)) || \
+     ((q) == 1 && ((s)&SP_MFEX_SHAPE_LATER_FRAG)))
 /* Every byte a probe tests lies in bytes 12-27 (the Ethernet type, behind
  * a tag or not, to the IPv4 protocol behind one; test_profile_layout checks
  * it), so the probe is one 16-byte compare there. */
