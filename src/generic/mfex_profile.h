@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "common/csum.h"
+#include "common/proto.h"
 #include "simdpath/kernels.h"
 
 #define SP_MFEX_PROBE_LEN 32 /* every byte a probe tests is below 28 */
@@ -107,6 +108,14 @@ extern const struct sp_mfex_profile sp_mfex_profiles[SP_MFEX_PROFILES];
  * rest, to place the tail of a short packet. */
 extern const uint8_t sp_mfex_shift_down[32];
 
+/* The IPv4 header at ip is a fragment other than the first: it has a
+ * fragment offset, MF or not. */
+static inline bool
+sp_mfex_ipv4_later_frag(const uint8_t *ip)
+{
+    return sp_load_be16(ip + 6) & SP_IPV4_FRAG_OFFSET;
+}
+
 /* The only profile a packet can match, from its Ethernet type, IPv4
  * version, header length and fragment fields, and L4 protocol bytes, or
  * SP_MFEX_PROFILES when it matches none: the probe then checks every byte
@@ -121,18 +130,17 @@ sp_mfex_profile_guess(const uint8_t *p)
     const uint8_t *type = p + 12 + 4 * vlan;
     const uint8_t *ip = type + 2;
     unsigned ipv6 = type[0] == 0x86 && type[1] == 0xdd;
-    /* IPv4 without options, not a fragment (no MF, offset 0). */
-    bool ipv4 = type[0] == 0x08 && type[1] == 0x00 && ip[0] == 0x45 &&
-                !(ip[6] & 0x3f) && !ip[7];
+    bool ipv4_no_options = type[0] == 0x08 && type[1] == 0x00 && ip[0] == 0x45;
+    /* ... and not a fragment (no MF, offset 0). */
+    bool ipv4 = ipv4_no_options && !(ip[6] & 0x3f) && !ip[7];
     /* IPv4 protocol at byte 9, IPv6 next header at byte 6. */
     uint8_t proto = ip[9 - 3 * ipv6];
 
     if (!(ipv4 || ipv6) || (proto != 6 && proto != 17)) {
-        /* Untagged IPv4 without options, a fragment offset: any protocol. */
-        bool later = !vlan && p[12] == 0x08 && p[13] == 0x00 &&
-                     p[14] == 0x45 && ((p[20] & 0x1f) | p[21]);
-
-        return later ? SP_MFEX_SHAPE_LATER_FRAG : SP_MFEX_PROFILES;
+        /* Untagged, any protocol. */
+        return !vlan && ipv4_no_options && sp_mfex_ipv4_later_frag(ip)
+                   ? SP_MFEX_SHAPE_LATER_FRAG
+                   : SP_MFEX_PROFILES;
     }
     return SP_MFEX_SHAPE_VLAN * vlan + SP_MFEX_SHAPE_IPV6 * ipv6 +
            SP_MFEX_SHAPE_TCP * (proto == 6);
@@ -154,9 +162,13 @@ sp_mfex_profile_lengths_ok(unsigned shape, const uint8_t *p, uint32_t len)
 {
     if (shape & SP_MFEX_SHAPE_LATER_FRAG) {
         /* A fragment offset (no mask tests "not zero"), and a total length
-         * within [20, len - 14]: in 32 bits, one below 20 wraps. */
-        return ((p[20] & 0x1f) | p[21]) &&
-               (uint32_t)sp_load_be16(p + 16) - 20 <= len - 34;
+         * within [header, len - l3]: in 32 bits, one below the header
+         * wraps. */
+        const uint8_t *ip = p + SP_MFEX_L3_OFS(shape);
+
+        return sp_mfex_ipv4_later_frag(ip) &&
+               (uint32_t)sp_load_be16(ip + 2) - SP_MFEX_L3_LEN(shape) <=
+                   len - SP_MFEX_L4_OFS(shape);
     }
     const uint64_t l3 = SP_MFEX_L3_OFS(shape);
     const uint64_t min_len = SP_MFEX_LEN(shape);

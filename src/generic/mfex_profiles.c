@@ -74,11 +74,11 @@
             SEQ2_IF(F, LANE(s, 3), !LATER_FRAG(s), L4(s)),              \
             SEQ2_IF(F, LANE(s, 3), !LATER_FRAG(s), L4(s) + 2)           \
     }
-#define KEEP_IPV4(vlan, tcp, later)                                           \
-    {                                                                         \
-        KEEP_L2(vlan), KEEP_PORT_FLAGS(tcp), ON3, 0, ON4, OFF12, ON4, OFF12,  \
-            OFF4, (later) ? 0 : 0xff, (later) ? 0 : 0xff, (later) ? 0 : 0xff, \
-            (later) ? 0 : 0xff                                                \
+/* ports: ON4, or OFF4 for a later fragment. */
+#define KEEP_IPV4(vlan, tcp, ports)                                          \
+    {                                                                        \
+        KEEP_L2(vlan), KEEP_PORT_FLAGS(tcp), ON3, 0, ON4, OFF12, ON4, OFF12, \
+            OFF4, ports                                                      \
     }
 
 /* IPv6: the traffic class (key byte 21) straddles two packet bytes, b0 b1
@@ -140,7 +140,7 @@
         .perm = PERM_IPV4(PERM, SHAPE(vlan, 0, is_tcp)),                     \
         .avx2_ctrl = {PERM_IPV4(CTRL_A, SHAPE(vlan, 0, is_tcp)),             \
                       PERM_IPV4(CTRL_B, SHAPE(vlan, 0, is_tcp))},            \
-        .keep = KEEP_IPV4(vlan, is_tcp, 0), .set = SET_L2(vlan),             \
+        .keep = KEEP_IPV4(vlan, is_tcp, ON4), .set = SET_L2(vlan),           \
     }
 
 /* Untagged IPv4 without options, any protocol; that the fragment offset
@@ -152,7 +152,7 @@
         .perm = PERM_IPV4(PERM, SP_MFEX_SHAPE_LATER_FRAG),          \
         .avx2_ctrl = {PERM_IPV4(CTRL_A, SP_MFEX_SHAPE_LATER_FRAG),  \
                       PERM_IPV4(CTRL_B, SP_MFEX_SHAPE_LATER_FRAG)}, \
-        .keep = KEEP_IPV4(0, 0, 1), .set = SET_LATER_FRAG,          \
+        .keep = KEEP_IPV4(0, 0, OFF4), .set = SET_LATER_FRAG,       \
     }
 
 #define IPV6_PROFILE(vlan, is_tcp)                                           \
