@@ -12,6 +12,17 @@
 #include "common/proto.h"
 #include "simdpath/flow_parse.h"
 
+/* The dl_types a field belongs to, where the key bytes it sets are also
+ * another field's. */
+enum family {
+    ANY_TYPE,    /* or checked on the key's bits (sp_match_check) */
+    IPV4_OR_ARP, /* nw_src, nw_dst: arp_spa, arp_tpa under arp, as OVS */
+    IPV6_ONLY,
+    ARP_ONLY,  /* arp or rarp */
+    MPLS_ONLY, /* mpls or mplsm */
+    N_FAMILIES
+};
+
 struct parser {
     struct sp_flow_spec *spec;
     struct sp_err *err;
@@ -20,10 +31,13 @@ struct parser {
     /* The column of the first field that set each key byte, which a
      * refused match (sp_match_check) is blamed on. */
     unsigned columns[sizeof(struct sp_flow_key)];
-    /* The first MPLS field, whose bits alone do not say they are MPLS's
-     * (they lie where nw_src's do): its name and column. */
-    const char *mpls_name;
-    unsigned mpls_column;
+    /* The first field of each family that shares key bytes with another
+     * (ipv6_src, arp_spa, mpls_label and nw_src all lie in nw_src): its
+     * name and column, as the bits alone cannot say whose they are. */
+    struct {
+        const char *name;
+        unsigned column;
+    } first_of[N_FAMILIES];
 };
 
 static int
@@ -122,6 +136,7 @@ struct field {
     uint8_t len;   /* bytes */
     uint32_t max;  /* largest value */
     uint32_t bits; /* the field's bits: the default mask */
+    enum family family;
 };
 
 /* An integer with an optional mask: "80", "0x50/0xfff0". */
@@ -148,10 +163,6 @@ parse_mpls(struct parser *p, const struct field *f, char *value)
 
     if (parse_number(p, value, f->max, &v)) {
         return -1;
-    }
-    if (!p->mpls_name) {
-        p->mpls_name = f->name;
-        p->mpls_column = p->column;
     }
     return put_uint(p, f->ofs, 4, v << __builtin_ctz(f->bits), f->bits);
 }
@@ -399,44 +410,50 @@ parse_tcp_flags(struct parser *p, const struct field *f, char *value)
 #define AHA SP_ARP_HA_OFS
 
 static const struct field fields[] = {
-    {"in_port", parse_in_port, SP_KEY_OFS(in_port), 2, UINT16_MAX, 0},
-    {"dl_src", parse_mac, SP_KEY_OFS(dl_src), MAC, 0, 0},
-    {"dl_dst", parse_mac, SP_KEY_OFS(dl_dst), MAC, 0, 0},
-    {"dl_type", parse_int, SP_KEY_OFS(dl_type), 2, 0xffff, 0xffff},
-    {"dl_vlan", parse_dl_vlan, SP_KEY_OFS(vlan_tci), 2, 0, 0},
-    {"dl_vlan_pcp", parse_dl_vlan_pcp, SP_KEY_OFS(vlan_tci), 2, 0, 0},
-    {"vlan_tci", parse_int, SP_KEY_OFS(vlan_tci), 2, 0xffff, 0xffff},
+    {"in_port", parse_in_port, SP_KEY_OFS(in_port), 2, UINT16_MAX, 0,
+     ANY_TYPE},
+    {"dl_src", parse_mac, SP_KEY_OFS(dl_src), MAC, 0, 0, ANY_TYPE},
+    {"dl_dst", parse_mac, SP_KEY_OFS(dl_dst), MAC, 0, 0, ANY_TYPE},
+    {"dl_type", parse_int, SP_KEY_OFS(dl_type), 2, 0xffff, 0xffff, ANY_TYPE},
+    {"dl_vlan", parse_dl_vlan, SP_KEY_OFS(vlan_tci), 2, 0, 0, ANY_TYPE},
+    {"dl_vlan_pcp", parse_dl_vlan_pcp, SP_KEY_OFS(vlan_tci), 2, 0, 0,
+     ANY_TYPE},
+    {"vlan_tci", parse_int, SP_KEY_OFS(vlan_tci), 2, 0xffff, 0xffff, ANY_TYPE},
     /* The inner tag: put_tci() knows it by its offset. */
-    {"dl_vlan1", parse_dl_vlan, SP_KEY_OFS(ipv6_label), 2, 0, 0},
-    {"dl_vlan_pcp1", parse_dl_vlan_pcp, SP_KEY_OFS(ipv6_label), 2, 0, 0},
-    {"vlan_tci1", parse_tci, SP_KEY_OFS(ipv6_label), 2, 0, 0},
-    {"nw_src", parse_ip, SRC, V4, 0, 0},
-    {"nw_dst", parse_ip, DST, V4, 0, 0},
-    {"ipv6_src", parse_ip, SRC, V6, 0, 0},
-    {"ipv6_dst", parse_ip, DST, V6, 0, 0},
-    {"ipv6_label", parse_int, SP_KEY_OFS(ipv6_label), 4, 0xfffff, 0xfffff},
-    {"nw_proto", parse_int, SP_KEY_OFS(nw_proto), 1, 0xff, 0xff},
-    {"nw_tos", parse_tos, SP_KEY_OFS(nw_tos), 1, 0xff, 0xfc},
-    {"ip_dscp", parse_ip_dscp, SP_KEY_OFS(nw_tos), 1, 63, 0xfc},
-    {"nw_ecn", parse_tos, SP_KEY_OFS(nw_tos), 1, 3, 0x03},
-    {"nw_ttl", parse_int, SP_KEY_OFS(nw_ttl), 1, 0xff, 0xff},
-    {"ip_frag", parse_ip_frag, SP_KEY_OFS(nw_frag), 1, 0, 0},
-    {"tp_src", parse_int, SP_KEY_OFS(tp_src), 2, 0xffff, 0xffff},
-    {"tp_dst", parse_int, SP_KEY_OFS(tp_dst), 2, 0xffff, 0xffff},
-    {"tcp_flags", parse_tcp_flags, SP_KEY_OFS(tcp_flags), 2, 0xfff, 0xfff},
-    {"icmp_type", parse_int, SP_KEY_OFS(tp_src), 2, 0xff, 0xffff},
-    {"icmp_code", parse_int, SP_KEY_OFS(tp_dst), 2, 0xff, 0xffff},
-    {"icmpv6_type", parse_int, SP_KEY_OFS(tp_src), 2, 0xff, 0xffff},
-    {"icmpv6_code", parse_int, SP_KEY_OFS(tp_dst), 2, 0xff, 0xffff},
-    {"arp_op", parse_int, SP_KEY_OFS(nw_proto), 1, 0xff, 0xff},
-    {"arp_spa", parse_ip, SRC, V4, 0, 0},
-    {"arp_tpa", parse_ip, DST, V4, 0, 0},
-    {"arp_sha", parse_mac, SRC + AHA, MAC, 0, 0},
-    {"arp_tha", parse_mac, DST + AHA, MAC, 0, 0},
-    {"mpls_label", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 0xfffff, 0xfffff000},
-    {"mpls_tc", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 7, 0xe00},
-    {"mpls_bos", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 1, 0x100},
-    {"mpls_ttl", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 0xff, 0xff},
+    {"dl_vlan1", parse_dl_vlan, SP_KEY_OFS(ipv6_label), 2, 0, 0, ANY_TYPE},
+    {"dl_vlan_pcp1", parse_dl_vlan_pcp, SP_KEY_OFS(ipv6_label), 2, 0, 0,
+     ANY_TYPE},
+    {"vlan_tci1", parse_tci, SP_KEY_OFS(ipv6_label), 2, 0, 0, ANY_TYPE},
+    {"nw_src", parse_ip, SRC, V4, 0, 0, IPV4_OR_ARP},
+    {"nw_dst", parse_ip, DST, V4, 0, 0, IPV4_OR_ARP},
+    {"ipv6_src", parse_ip, SRC, V6, 0, 0, IPV6_ONLY},
+    {"ipv6_dst", parse_ip, DST, V6, 0, 0, IPV6_ONLY},
+    {"ipv6_label", parse_int, SP_KEY_OFS(ipv6_label), 4, 0xfffff, 0xfffff,
+     IPV6_ONLY},
+    {"nw_proto", parse_int, SP_KEY_OFS(nw_proto), 1, 0xff, 0xff, ANY_TYPE},
+    {"nw_tos", parse_tos, SP_KEY_OFS(nw_tos), 1, 0xff, 0xfc, ANY_TYPE},
+    {"ip_dscp", parse_ip_dscp, SP_KEY_OFS(nw_tos), 1, 63, 0xfc, ANY_TYPE},
+    {"nw_ecn", parse_tos, SP_KEY_OFS(nw_tos), 1, 3, 0x03, ANY_TYPE},
+    {"nw_ttl", parse_int, SP_KEY_OFS(nw_ttl), 1, 0xff, 0xff, ANY_TYPE},
+    {"ip_frag", parse_ip_frag, SP_KEY_OFS(nw_frag), 1, 0, 0, ANY_TYPE},
+    {"tp_src", parse_int, SP_KEY_OFS(tp_src), 2, 0xffff, 0xffff, ANY_TYPE},
+    {"tp_dst", parse_int, SP_KEY_OFS(tp_dst), 2, 0xffff, 0xffff, ANY_TYPE},
+    {"tcp_flags", parse_tcp_flags, SP_KEY_OFS(tcp_flags), 2, 0xfff, 0xfff,
+     ANY_TYPE},
+    {"icmp_type", parse_int, SP_KEY_OFS(tp_src), 2, 0xff, 0xffff, ANY_TYPE},
+    {"icmp_code", parse_int, SP_KEY_OFS(tp_dst), 2, 0xff, 0xffff, ANY_TYPE},
+    {"icmpv6_type", parse_int, SP_KEY_OFS(tp_src), 2, 0xff, 0xffff, ANY_TYPE},
+    {"icmpv6_code", parse_int, SP_KEY_OFS(tp_dst), 2, 0xff, 0xffff, ANY_TYPE},
+    {"arp_op", parse_int, SP_KEY_OFS(nw_proto), 1, 0xff, 0xff, ARP_ONLY},
+    {"arp_spa", parse_ip, SRC, V4, 0, 0, ARP_ONLY},
+    {"arp_tpa", parse_ip, DST, V4, 0, 0, ARP_ONLY},
+    {"arp_sha", parse_mac, SRC + AHA, MAC, 0, 0, ARP_ONLY},
+    {"arp_tha", parse_mac, DST + AHA, MAC, 0, 0, ARP_ONLY},
+    {"mpls_label", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 0xfffff, 0xfffff000,
+     MPLS_ONLY},
+    {"mpls_tc", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 7, 0xe00, MPLS_ONLY},
+    {"mpls_bos", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 1, 0x100, MPLS_ONLY},
+    {"mpls_ttl", parse_mpls, SP_KEY_OFS(mpls_lse), 4, 0xff, 0xff, MPLS_ONLY},
 };
 
 static const struct {
@@ -517,7 +534,16 @@ parse_field(struct parser *p, const char *name, char *value)
             if (!value || !*value) {
                 return fail(p, "%s needs a value (%s=VALUE)", name, name);
             }
-            return fields[i].parse(p, &fields[i], value);
+            const struct field *f = &fields[i];
+
+            if (f->parse(p, f, value)) {
+                return -1;
+            }
+            if (f->family != ANY_TYPE && !p->first_of[f->family].name) {
+                p->first_of[f->family].name = f->name;
+                p->first_of[f->family].column = p->column;
+            }
+            return 0;
         }
     }
     int rc = parse_shorthand(p, name);
@@ -543,6 +569,34 @@ is_separator(char c)
     return c == ',' || c == ' ' || c == '\t';
 }
 
+/* The dl_types of each family, for messages. */
+static const char *const family_types[N_FAMILIES] = {
+    [IPV4_OR_ARP] = "ip (0x0800), arp (0x0806) or rarp (0x8035)",
+    [IPV6_ONLY] = "ipv6 (0x86dd)",
+    [ARP_ONLY] = "arp (0x0806) or rarp (0x8035)",
+    [MPLS_ONLY] = "mpls (0x8847) or mplsm (0x8848)",
+};
+
+/* Whether dl_type (-1: not exact) is one of family's. */
+static bool
+family_has(enum family family, int type)
+{
+    bool arp = type == SP_ETH_TYPE_ARP || type == SP_ETH_TYPE_RARP;
+
+    switch (family) {
+    case IPV4_OR_ARP:
+        return type == SP_ETH_TYPE_IPV4 || arp;
+    case IPV6_ONLY:
+        return type == SP_ETH_TYPE_IPV6;
+    case ARP_ONLY:
+        return arp;
+    case MPLS_ONLY:
+        return type == SP_ETH_TYPE_MPLS || type == SP_ETH_TYPE_MPLS_MC;
+    default:
+        return true;
+    }
+}
+
 /* Checks the whole match, as the classifier will (prerequisites: tp_dst
  * needs a protocol...), and blames the field it names. */
 static int
@@ -552,12 +606,19 @@ check_match(struct parser *p)
     uint16_t type = ntohs(m->key.dl_type);
     unsigned at;
 
-    if (p->mpls_name &&
-        (m->mask.dl_type != 0xffff ||
-         (type != SP_ETH_TYPE_MPLS && type != SP_ETH_TYPE_MPLS_MC))) {
-        p->column = p->mpls_column;
-        return fail(p, "%s: needs dl_type mpls (0x8847) or mplsm (0x8848)",
-                    p->mpls_name);
+    for (int family = ANY_TYPE + 1; family < N_FAMILIES; family++) {
+        const char *name = p->first_of[family].name;
+
+        if (name &&
+            !family_has(family, m->mask.dl_type == 0xffff ? type : -1)) {
+            p->column = p->first_of[family].column;
+            if (m->mask.dl_type != 0xffff) {
+                return fail(p, "%s: needs an exact dl_type, %s", name,
+                            family_types[family]);
+            }
+            return fail(p, "%s: needs dl_type %s, not 0x%04x", name,
+                        family_types[family], type);
+        }
     }
     if (sp_match_check(&p->spec->match, &at, p->err)) {
         if (p->err) {

@@ -158,6 +158,35 @@ test_prerequisite_column_of_arp_address(void **state)
     sp_dp_destroy(dp);
 }
 
+/* fuzz_flow_parse: ipv6_src on an MPLS rule was taken, its bits read as
+ * the MPLS label stack entry's that share their key bytes, and printed as
+ * mpls_label=131072/0xe0000, which does not parse back. A field under
+ * another family's dl_type is refused at its own column. */
+static void
+test_field_of_another_dl_type(void **state)
+{
+    static const char *const rules[] = {
+        "mpls,ipv6_src=2008::/3,actions=FLOOD",
+        "mpls,nw_src=10.0.0.0/8,actions=FLOOD",
+        "ip,ipv6_src=2008::/3,actions=FLOOD",
+        "ip,arp_spa=10.0.0.1,actions=FLOOD",
+        "arp,ipv6_dst=2008::/3,actions=FLOOD",
+    };
+    struct sp_dp *dp = idle_dp();
+
+    (void)state;
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        struct sp_err err;
+
+        assert_int_equal(sp_dp_flow_add(dp, rules[i], &err), -1);
+        if (err.column != (unsigned)(strchr(rules[i], ',') - rules[i]) + 2 ||
+            !strstr(err.msg, "needs dl_type")) {
+            fail_msg("'%s': column %u (%s)", rules[i], err.column, err.msg);
+        }
+    }
+    sp_dp_destroy(dp);
+}
+
 int
 main(void)
 {
@@ -165,6 +194,7 @@ main(void)
         cmocka_unit_test(test_flow_dump_without_rules),
         cmocka_unit_test(test_icmp6_checksum_behind_extension_header),
         cmocka_unit_test(test_prerequisite_column_of_arp_address),
+        cmocka_unit_test(test_field_of_another_dl_type),
     };
 
     return cmocka_run_group_tests_name("fuzz_found", tests, NULL, NULL);
