@@ -569,32 +569,32 @@ is_separator(char c)
     return c == ',' || c == ' ' || c == '\t';
 }
 
-/* The dl_types of each family, for messages. */
-static const char *const family_types[N_FAMILIES] = {
-    [IPV4_OR_ARP] = "ip (0x0800), arp (0x0806) or rarp (0x8035)",
-    [IPV6_ONLY] = "ipv6 (0x86dd)",
-    [ARP_ONLY] = "arp (0x0806) or rarp (0x8035)",
-    [MPLS_ONLY] = "mpls (0x8847) or mplsm (0x8848)",
+/* Each family's dl_types, and their names for messages. */
+static const struct {
+    uint16_t types[3]; /* 0: none */
+    const char *names;
+} families[N_FAMILIES] = {
+    [IPV4_OR_ARP] = {{SP_ETH_TYPE_IPV4, SP_ETH_TYPE_ARP, SP_ETH_TYPE_RARP},
+                     "ip (0x0800), arp (0x0806) or rarp (0x8035)"},
+    [IPV6_ONLY] = {{SP_ETH_TYPE_IPV6}, "ipv6 (0x86dd)"},
+    [ARP_ONLY] = {{SP_ETH_TYPE_ARP, SP_ETH_TYPE_RARP},
+                  "arp (0x0806) or rarp (0x8035)"},
+    [MPLS_ONLY] = {{SP_ETH_TYPE_MPLS, SP_ETH_TYPE_MPLS_MC},
+                   "mpls (0x8847) or mplsm (0x8848)"},
 };
 
 /* Whether dl_type (-1: not exact) is one of family's. */
 static bool
 family_has(enum family family, int type)
 {
-    bool arp = type == SP_ETH_TYPE_ARP || type == SP_ETH_TYPE_RARP;
+    const uint16_t *types = families[family].types;
 
-    switch (family) {
-    case IPV4_OR_ARP:
-        return type == SP_ETH_TYPE_IPV4 || arp;
-    case IPV6_ONLY:
-        return type == SP_ETH_TYPE_IPV6;
-    case ARP_ONLY:
-        return arp;
-    case MPLS_ONLY:
-        return type == SP_ETH_TYPE_MPLS || type == SP_ETH_TYPE_MPLS_MC;
-    default:
-        return true;
+    for (size_t i = 0; i < sizeof families[0].types / sizeof *types; i++) {
+        if (types[i] && types[i] == type) {
+            return true;
+        }
     }
+    return false;
 }
 
 /* Checks the whole match, as the classifier will (prerequisites: tp_dst
@@ -604,20 +604,20 @@ check_match(struct parser *p)
 {
     const struct sp_match *m = &p->spec->match;
     uint16_t type = ntohs(m->key.dl_type);
+    int exact_type = m->mask.dl_type == 0xffff ? type : -1;
     unsigned at;
 
     for (int family = ANY_TYPE + 1; family < N_FAMILIES; family++) {
         const char *name = p->first_of[family].name;
 
-        if (name &&
-            !family_has(family, m->mask.dl_type == 0xffff ? type : -1)) {
+        if (name && !family_has(family, exact_type)) {
             p->column = p->first_of[family].column;
-            if (m->mask.dl_type != 0xffff) {
+            if (exact_type < 0) {
                 return fail(p, "%s: needs an exact dl_type, %s", name,
-                            family_types[family]);
+                            families[family].names);
             }
             return fail(p, "%s: needs dl_type %s, not 0x%04x", name,
-                        family_types[family], type);
+                        families[family].names, type);
         }
     }
     if (sp_match_check(&p->spec->match, &at, p->err)) {
