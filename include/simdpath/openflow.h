@@ -418,6 +418,14 @@ int sp_of_encode_match(struct sp_of_buf *b, const struct sp_match *m);
 bool sp_of_flow_selected(const struct sp_of_flow_mod *sel,
                          const struct sp_of_flow *f, bool strict);
 
+/* A rule as the flow syntax writes it (docs/flow-syntax.md),
+ * "priority=P[,MATCH],actions=ACTIONS": how simdpath run's channel hands
+ * a decoded FLOW_MOD to the datapath. SP_OF_RULE_TEXT_MAX bytes hold any
+ * rule the codec decodes. */
+#define SP_OF_RULE_TEXT_MAX (2048 + SP_OF_ACTIONS_MAX + 32)
+void sp_of_rule_text(char *buf, size_t size, const struct sp_match *m,
+                     uint16_t priority, const char *actions);
+
 /* Appends a FLOW_MOD: used by the tests and the oracle test. */
 int sp_of_encode_flow_mod(struct sp_of_buf *b, uint32_t xid,
                           const struct sp_of_flow_mod *fm);

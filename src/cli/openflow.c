@@ -26,7 +26,6 @@
 
 #include "cli/openflow.h"
 #include "simdpath/datapath.h"
-#include "simdpath/flow_format.h"
 #include "simdpath/io.h"
 #include "simdpath/openflow.h"
 
@@ -34,7 +33,6 @@
 #define READ_CHUNK     65536
 #define BACKOFF_MIN_MS 1000
 #define BACKOFF_MAX_MS 8000
-#define RULE_TEXT_MAX  (2048 + SP_OF_ACTIONS_MAX + 32)
 
 /* What OpenFlow knows of a rule that the datapath does not keep: cookie,
  * timeouts, flags, when it was added and when last added or modified
@@ -225,17 +223,6 @@ meta_free_all(void)
 /* ---- the switch ---- */
 
 static void
-rule_text(char *buf, size_t size, const struct sp_match *m, uint16_t priority,
-          const char *actions)
-{
-    char match[2048];
-
-    sp_flow_format(&m->key, &m->mask, match, sizeof match);
-    snprintf(buf, size, "priority=%u%s%s,actions=%s", priority,
-             match[0] ? "," : "", match, actions);
-}
-
-static void
 fill_from_meta(struct sp_of_flow *f, const struct timespec *now)
 {
     const struct meta *e = meta_find(&f->match, f->priority);
@@ -413,10 +400,10 @@ delete_rules(const struct sp_of_flow *flows, size_t n, const int *reasons)
 static int
 add_rule(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
 {
-    char text[RULE_TEXT_MAX];
+    char text[SP_OF_RULE_TEXT_MAX];
     struct sp_err e;
 
-    rule_text(text, sizeof text, &fm->match, fm->priority, fm->actions);
+    sp_of_rule_text(text, sizeof text, &fm->match, fm->priority, fm->actions);
     /* An ADD replaces a rule with the same match and priority (OpenFlow
      * 1.3, 6.4): there is none when the delete fails. */
     sp_dp_flow_del(ch.dp, text, &e);
@@ -440,12 +427,12 @@ static int
 modify_rule(const struct sp_match *match, uint16_t priority,
             const struct sp_of_flow_mod *fm, struct sp_of_error *err)
 {
-    char text[RULE_TEXT_MAX];
+    char text[SP_OF_RULE_TEXT_MAX];
     struct meta *e = meta_find(match, priority);
     struct sp_err e_dp;
     unsigned modified;
 
-    rule_text(text, sizeof text, match, priority, fm->actions);
+    sp_of_rule_text(text, sizeof text, match, priority, fm->actions);
     if (sp_dp_flow_mod(ch.dp, text, true, fm->flags & SP_OFPFF_RESET_COUNTS,
                        &modified, &e_dp)) {
         return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,

@@ -15,6 +15,7 @@
 #include "common/proto.h"
 #include "openflow/internal.h"
 #include "simdpath/dispatch.h"
+#include "simdpath/flow_format.h"
 
 /* ---- buffers ---- */
 
@@ -1773,4 +1774,15 @@ sp_of_flow_selected(const struct sp_of_flow_mod *sel,
         }
     }
     return true;
+}
+
+void
+sp_of_rule_text(char *buf, size_t size, const struct sp_match *m,
+                uint16_t priority, const char *actions)
+{
+    char match[2048];
+
+    sp_flow_format(&m->key, &m->mask, match, sizeof match);
+    snprintf(buf, size, "priority=%u%s%s,actions=%s", priority,
+             match[0] ? "," : "", match, actions);
 }
