@@ -36,29 +36,31 @@ fail(const char *what, const char *text, const char *why)
     abort();
 }
 
-/* Puts rule f into the datapath, which must take it. */
+/* Adds rule f to the datapath, or deletes it from it, as its text: the
+ * datapath must do it, else 'what' went wrong. */
 static void
-dp_add(const struct sp_of_flow *f)
+dp_change(int (*change)(struct sp_dp *, const char *, struct sp_err *),
+          const struct sp_of_flow *f, const char *what)
 {
     char text[SP_OF_RULE_TEXT_MAX];
     struct sp_err err;
 
     sp_of_rule_text(text, sizeof text, &f->match, f->priority, f->actions);
-    if (sp_dp_flow_add(dp, text, &err)) {
-        fail("a decoded rule the datapath refuses", text, err.msg);
+    if (change(dp, text, &err)) {
+        fail(what, text, err.msg);
     }
+}
+
+static void
+dp_add(const struct sp_of_flow *f)
+{
+    dp_change(sp_dp_flow_add, f, "a decoded rule the datapath refuses");
 }
 
 static void
 dp_del(const struct sp_of_flow *f)
 {
-    char text[SP_OF_RULE_TEXT_MAX];
-    struct sp_err err;
-
-    sp_of_rule_text(text, sizeof text, &f->match, f->priority, f->actions);
-    if (sp_dp_flow_del(dp, text, &err)) {
-        fail("a rule the datapath had lost", text, err.msg);
-    }
+    dp_change(sp_dp_flow_del, f, "a rule the datapath had lost");
 }
 
 static int
