@@ -422,7 +422,8 @@ bool sp_of_flow_selected(const struct sp_of_flow_mod *sel,
  * "priority=P[,MATCH],actions=ACTIONS": how simdpath run's channel hands
  * a decoded FLOW_MOD to the datapath. SP_OF_RULE_TEXT_MAX bytes hold any
  * rule the codec decodes. */
-#define SP_OF_RULE_TEXT_MAX (2048 + SP_OF_ACTIONS_MAX + 32)
+#define SP_OF_MATCH_TEXT_MAX 2048
+#define SP_OF_RULE_TEXT_MAX  (SP_OF_MATCH_TEXT_MAX + SP_OF_ACTIONS_MAX + 32)
 void sp_of_rule_text(char *buf, size_t size, const struct sp_match *m,
                      uint16_t priority, const char *actions);
 

@@ -1780,7 +1780,7 @@ void
 sp_of_rule_text(char *buf, size_t size, const struct sp_match *m,
                 uint16_t priority, const char *actions)
 {
-    char match[2048];
+    char match[SP_OF_MATCH_TEXT_MAX];
 
     sp_flow_format(&m->key, &m->mask, match, sizeof match);
     snprintf(buf, size, "priority=%u%s%s,actions=%s", priority,
