@@ -32,6 +32,9 @@ from report import RESULTS, check, conserved, counters, no_leak  # noqa
 
 sys.path.insert(0, HERE)
 from traffic import frame, free_port, wait_listening, write_pcap  # noqa
+from ofp_wire import (OFPP_CONTROLLER, apply_actions, flow_mod,  # noqa
+                      flow_stats_body, match, message, multipart_request,
+                      oxm, output, packet_out)
 
 EXE = os.path.abspath(sys.argv[1])
 OFCTL = shutil.which("ovs-ofctl")
@@ -103,11 +106,6 @@ def flows_text():
 
 # ---- raw OpenFlow ----
 
-def msg(type_, body=b"", xid=1, version=4, length=None):
-    n = 8 + len(body) if length is None else length
-    return struct.pack("!BBHI", version, type_, n, xid) + body
-
-
 class Conn:
     def __init__(self, sock=None):
         self.s = sock or socket.create_connection(("127.0.0.1", PORT),
@@ -115,7 +113,7 @@ class Conn:
         self.buf = b""
         hello = self.recv()
         check(hello[1] == 0, "the switch sends HELLO first")
-        self.s.sendall(msg(0))
+        self.s.sendall(message(0))
 
     def recv(self):
         """One message, or None at EOF."""
@@ -134,30 +132,13 @@ class Conn:
         return struct.unpack("!HH", m[8:12]) if m and m[1] == 1 else None
 
     def echo_ok(self, xid=77):
-        self.s.sendall(msg(2, b"ping", xid=xid))
+        self.s.sendall(message(2, b"ping", xid=xid))
         while True:
             m = self.recv()
             if m is None:
                 return False
             if m[1] == 3 and struct.unpack("!I", m[4:8])[0] == xid:
                 return m[8:] == b"ping"
-
-
-def oxm(field, value):
-    return struct.pack("!HBB", 0x8000, field << 1, len(value)) + value
-
-
-def flow_mod(xid, priority, match_oxms, port=None, command=0, hard=0,
-             flags=0, cookie=0, idle=0):
-    match = struct.pack("!HH", 1, 4 + len(match_oxms)) + match_oxms
-    match += b"\0" * ((8 - len(match) % 8) % 8)
-    insts = b""
-    if port is not None:
-        action = struct.pack("!HHIH6x", 0, 16, port, 0xffff)
-        insts = struct.pack("!HH4x", 4, 8 + len(action)) + action
-    body = struct.pack("!QQBBHHHIIIH2x", cookie, 0, 0, command, idle, hard,
-                       priority, 0xffffffff, 0xffffffff, 0xffffffff, flags)
-    return msg(14, body + match + insts, xid=xid)
 
 
 # ---- the tests ----
@@ -356,7 +337,7 @@ def rx_packets():
 def test_malformed(proc):
     c = Conn()
     # A header in two pieces.
-    req = msg(5, xid=3)
+    req = message(5, xid=3)
     c.s.sendall(req[:4])
     time.sleep(0.05)
     c.s.sendall(req[4:])
@@ -364,10 +345,11 @@ def test_malformed(proc):
     check(m and m[1] == 6, "FEATURES_REQUEST in two pieces answered")
     # Unknown type, a group, a wrong length for a fixed message, a bad
     # version: errors, the connection goes on.
-    for bad, want in ((msg(99), (1, 1)), (msg(15, b"\0" * 8), (1, 1)),
-                      (msg(20, b"\0" * 4), (1, 6)),
-                      (msg(5, version=1), (1, 0)),
-                      (msg(18, struct.pack("!HH4x", 77, 0)), (1, 2))):
+    for bad, want in ((message(99), (1, 1)),
+                      (message(15, b"\0" * 8), (1, 1)),
+                      (message(20, b"\0" * 4), (1, 6)),
+                      (message(5, version=1), (1, 0)),
+                      (multipart_request(77), (1, 2))):
         c.s.sendall(bad)
         m = c.recv()
         check(c.error_of(m) == want, "error %s for %s, got %s"
@@ -377,12 +359,14 @@ def test_malformed(proc):
     # A flood of FLOW_MODs, then a barrier: all applied, in order.
     n = 20000
     flood = b"".join(
-        flow_mod(i, 1000, oxm(5, b"\x08\x00") +
-                 oxm(12, struct.pack("!I", 0xc0000000 + i)), port=2)
+        flow_mod(1000, match(oxm(5, b"\x08\x00"),
+                             oxm(12, struct.pack("!I", 0xc0000000 + i))),
+                 apply_actions(output(2)), xid=i)
         for i in range(n))
     # A bad one in the middle is answered with its own xid.
-    flood += flow_mod(n + 1, 1000, oxm(12, b"\x01\x02\x03\x04"), port=2)
-    c.s.sendall(flood + msg(20, xid=n + 2))
+    flood += flow_mod(1000, match(oxm(12, b"\x01\x02\x03\x04")),
+                      apply_actions(output(2)), xid=n + 1)
+    c.s.sendall(flood + message(20, xid=n + 2))
     errors = []
     while True:
         m = c.recv()
@@ -399,9 +383,7 @@ def test_malformed(proc):
 
     # A huge flow dump, read slowly: in pieces, every rule once, while
     # another connection is served.
-    body = struct.pack("!B3xII4xQQ", 0xff, 0xffffffff, 0xffffffff, 0, 0) + \
-        struct.pack("!HH4x", 1, 4)
-    c.s.sendall(msg(18, struct.pack("!HH4x", 1, 0) + body, xid=5))
+    c.s.sendall(multipart_request(1, flow_stats_body(match()), xid=5))
     time.sleep(0.2)
     other = Conn()
     check(other.echo_ok(), "another connection is served during a dump")
@@ -423,7 +405,7 @@ def test_malformed(proc):
     check(c.echo_ok(), "the connection works after the dump")
 
     # A length below the header's: an error, then the switch closes.
-    c.s.sendall(msg(5, length=4))
+    c.s.sendall(message(5, length=4))
     m = c.recv()
     check(c.error_of(m) == (1, 6) and c.recv() is None,
           "length 4: BAD_LEN, then the connection closes")
@@ -432,10 +414,10 @@ def test_malformed(proc):
     # A peer that sends half a message and leaves; a peer with a HELLO
     # of OpenFlow 1.0 only.
     h = socket.create_connection(("127.0.0.1", PORT), timeout=30)
-    h.sendall(msg(14, length=200)[:8] + b"\0" * 20)
+    h.sendall(message(14, length=200)[:8] + b"\0" * 20)
     h.close()
     old = socket.create_connection(("127.0.0.1", PORT), timeout=30)
-    old.sendall(msg(0, version=1))
+    old.sendall(message(0, version=1))
     got = b""
     while True:
         data = old.recv(4096)
@@ -496,27 +478,26 @@ def test_malformed_more(proc):
     big = 65535
     # A multipart request of the largest length, of every type it can
     # carry a body for; an unknown message as large.
-    for body, want in ((struct.pack("!HH4x", 13, 0), (1, 6)),
-                       (struct.pack("!HH4x", 4, 0), (1, 6)),
-                       (struct.pack("!HH4x", 12, 0), (13, 5)),
-                       (struct.pack("!HH4x", 1, 0) +
-                        struct.pack("!B3xII4xQQ", 0xff, 0xffffffff,
-                                    0xffffffff, 0, 0) +
-                        struct.pack("!HH", 1, 65530), (4, 1))):
-        m = msg(18, body + b"\0" * (big - 8 - len(body)), xid=31)
+    huge_match = struct.pack("!HH", 1, 65530)
+    for kind, body, want in ((13, b"", (1, 6)), (4, b"", (1, 6)),
+                             (12, b"", (13, 5)),
+                             (1, flow_stats_body(huge_match), (4, 1))):
+        m = multipart_request(kind, body + b"\0" * (big - 16 - len(body)),
+                              xid=31)
         c.s.sendall(m)
         r = c.recv()
         check(c.error_of(r) == want and len(r) == 12 + 64 and
               r[4:8] == struct.pack("!I", 31),
-              "65535-byte multipart %s: error %s, got %s"
-              % (body[:4].hex(), want, c.error_of(r)))
-    c.s.sendall(msg(99, b"\0" * (big - 8), xid=32))
+              "65535-byte multipart %d: error %s, got %s"
+              % (kind, want, c.error_of(r)))
+    c.s.sendall(message(99, b"\0" * (big - 8), xid=32))
     check(c.error_of(c.recv()) == (1, 1), "65535-byte unknown type: "
           "BAD_TYPE")
     # FLOW_MODs of wrong lengths: shorter than the fixed part, and a match
     # whose length runs past the message.
-    fm = flow_mod(33, 1, oxm(5, b"\x08\x00"), port=2)
-    c.s.sendall(msg(14, fm[8:40], xid=33))
+    fm = flow_mod(1, match(oxm(5, b"\x08\x00")), apply_actions(output(2)),
+                  xid=33)
+    c.s.sendall(message(14, fm[8:40], xid=33))
     check(c.error_of(c.recv()) == (1, 6), "FLOW_MOD of 40 bytes: BAD_LEN")
     long_match = fm[:50] + struct.pack("!H", 400) + fm[52:]
     c.s.sendall(long_match)
@@ -529,12 +510,13 @@ def test_malformed_more(proc):
     # 20,000 bad FLOW_MODs (a prerequisite missing) sent by a thread while
     # nothing is read, then read: every error, in order.
     n = 20000
-    bad = b"".join(flow_mod(1000 + i, 7, oxm(12, b"\x01\x02\x03\x04"),
-                            port=2) for i in range(n))
+    bad = b"".join(flow_mod(7, match(oxm(12, b"\x01\x02\x03\x04")),
+                            apply_actions(output(2)), xid=1000 + i)
+                   for i in range(n))
 
     def error_flood():
         sender = threading.Thread(target=c.s.sendall,
-                                  args=(bad + msg(20, xid=999),))
+                                  args=(bad + message(20, xid=999),))
         sender.start()
         xids = []
         while True:
@@ -556,7 +538,7 @@ def test_malformed_more(proc):
 
     # Headers cut short: 4 bytes then close; 8 bytes of a 65535-byte
     # message then close. The switch goes on.
-    for part in (msg(5)[:4], msg(14, length=big)[:8]):
+    for part in (message(5)[:4], message(14, length=big)[:8]):
         h = socket.create_connection(("127.0.0.1", PORT), timeout=30)
         h.sendall(part)
         h.close()
@@ -582,12 +564,13 @@ def test_malformed_more(proc):
     c.s.settimeout(CAP)
 
     def strict_flood(command):
-        out = 2 if command == 2 else None
+        out = apply_actions(output(2)) if command == 2 else b""
         c.s.sendall(b"".join(
-            flow_mod(i, 9, oxm(5, b"\x08\x00") + oxm(10, b"\x11") +
-                     oxm(12, bytes([10, i >> 16, (i >> 8) & 255, i & 255])),
-                     port=out, command=command) for i in range(20000)) +
-            msg(20, xid=77777))
+            flow_mod(9, match(oxm(5, b"\x08\x00"), oxm(10, b"\x11"),
+                              oxm(12, bytes([10, i >> 16, (i >> 8) & 255,
+                                             i & 255]))),
+                     out, command=command, xid=i) for i in range(20000)) +
+            message(20, xid=77777))
         replies = []
         while True:
             r = c.recv()
@@ -641,17 +624,18 @@ def test_controller(proc, ctrl):
     c = accept_switch(ctrl)
     if not check(c is not None, "the switch connects to the controller"):
         return
-    c.s.sendall(msg(5, xid=9))
+    c.s.sendall(message(5, xid=9))
     m = c.recv()
     mac = re.search(r"addr:([0-9a-f:]{17})",
                     ofctl("show", TARGET).stdout).group(1)
     check(m and m[1] == 6 and m[8:16] == b"\0\0" + bytes.fromhex(
         mac.replace(":", "")), "FEATURES_REPLY with port 1's address as "
           "datapath id: %r" % (m and m[8:16]))
-    c.s.sendall(flow_mod(10, 400, oxm(5, b"\x08\x00") +
-                         oxm(10, b"\x11") +
-                         oxm(12, bytes([10, 0, 0, 1])), port=3) +
-                flow_mod(11, 401, b"", port=0xfffffffe) + msg(20, xid=12))
+    udp = match(oxm(5, b"\x08\x00"), oxm(10, b"\x11"),
+                oxm(12, bytes([10, 0, 0, 1])))
+    c.s.sendall(flow_mod(400, udp, apply_actions(output(3)), xid=10) +
+                flow_mod(401, match(), apply_actions(output(0xfffffffe)),
+                         xid=11) + message(20, xid=12))
     m = c.recv()
     check(c.error_of(m) == (2, 4) and m[4:8] == struct.pack("!I", 11),
           "output:LOCAL is refused: %r" % m)
@@ -662,11 +646,12 @@ def test_controller(proc, ctrl):
     test_packet_path(c)
     # A rule with a hard timeout and SEND_FLOW_REM: FLOW_REMOVED, reason
     # HARD_TIMEOUT, once it expires; a deleted one: reason DELETE.
-    c.s.sendall(flow_mod(13, 402, oxm(5, b"\x86\xdd"), port=2, hard=1,
-                         flags=1, cookie=0xabc) +
-                flow_mod(14, 403, oxm(5, b"\x08\x06"), port=2, flags=1,
-                         cookie=0xdef) +
-                flow_mod(15, 403, oxm(5, b"\x08\x06"), command=4))
+    ipv6, arp = match(oxm(5, b"\x86\xdd")), match(oxm(5, b"\x08\x06"))
+    c.s.sendall(flow_mod(402, ipv6, apply_actions(output(2)), xid=13,
+                         hard=1, flags=1, cookie=0xabc) +
+                flow_mod(403, arp, apply_actions(output(2)), xid=14,
+                         flags=1, cookie=0xdef) +
+                flow_mod(403, arp, command=4, xid=15))
     removed = {k: v[:2] for k, v in flows_removed(c, 2).items()}
     check(removed == {0xabc: (402, 1), 0xdef: (403, 2)},
           "FLOW_REMOVED for the expired and the deleted rule: %s" % removed)
@@ -674,16 +659,15 @@ def test_controller(proc, ctrl):
     # until a rule above it takes that traffic goes with reason
     # IDLE_TIMEOUT and its counts (every udp frame is 60 bytes); one no
     # packet hits goes with zero counts.
-    udp = (oxm(5, b"\x08\x00") + oxm(10, b"\x11") +
-           oxm(12, bytes([10, 0, 0, 1])))
-    c.s.sendall(flow_mod(16, 410, udp, port=2, idle=3, flags=1,
-                         cookie=0x1d1e) +
-                flow_mod(17, 411, oxm(5, b"\x86\xdd"), port=2, idle=1,
-                         flags=1, cookie=0x1d1f) + msg(20, xid=18))
+    c.s.sendall(flow_mod(410, udp, apply_actions(output(2)), xid=16,
+                         idle=3, flags=1, cookie=0x1d1e) +
+                flow_mod(411, ipv6, apply_actions(output(2)), xid=17,
+                         idle=1, flags=1, cookie=0x1d1f) +
+                message(20, xid=18))
     m = c.recv()
     check(m and m[1] == 21, "barrier reply after the idle rules")
     check(wait_tx(2, 1000) is not None, "udp reaches port 2 by the idle rule")
-    c.s.sendall(flow_mod(19, 420, udp, port=3))
+    c.s.sendall(flow_mod(420, udp, apply_actions(output(3)), xid=19))
     removed = flows_removed(c, 2)
     hit = removed.get(0x1d1e)
     check(hit and hit[:2] == (410, 0) and hit[2] >= 1000 and
@@ -702,11 +686,6 @@ def test_controller(proc, ctrl):
     ofctl("del-flows", TARGET)
 
 
-def packet_out(xid, actions, data, in_port=0xfffffffd, buffer_id=0xffffffff):
-    return msg(13, struct.pack("!IIH6x", buffer_id, in_port, len(actions))
-               + actions + data, xid=xid)
-
-
 def until_reply(c, type_, xid):
     """The messages before the reply of this type and xid."""
     before = []
@@ -722,14 +701,9 @@ def test_packet_path(c):
     """PACKET_IN from output:CONTROLLER (the rule's cookie, reason
     ACTION, in_port, the frame cut to max_len), none once the rule is
     gone; PACKET_OUT to a port, and a bad one answered."""
-    tcp = oxm(5, b"\x08\x00") + oxm(10, b"\x06")
-    match = struct.pack("!HH", 1, 4 + len(tcp)) + tcp
-    match += b"\0" * ((8 - len(match) % 8) % 8)
-    action = struct.pack("!HHIH6x", 0, 16, 0xfffffffd, 40)
-    insts = struct.pack("!HH4x", 4, 8 + len(action)) + action
-    body = struct.pack("!QQBBHHHIIIH2x", 0x77, 0, 0, 0, 0, 0, 450,
-                       0xffffffff, 0xffffffff, 0xffffffff, 0)
-    c.s.sendall(msg(14, body + match + insts, xid=16))
+    tcp = match(oxm(5, b"\x08\x00"), oxm(10, b"\x06"))
+    c.s.sendall(flow_mod(450, tcp, apply_actions(output(OFPP_CONTROLLER, 40)),
+                         xid=16, cookie=0x77))
     want = frame(6, [10, 0, 0, 2], 2000, 80)
     pin = None
     for _ in range(100000):
@@ -748,21 +722,23 @@ def test_packet_path(c):
               and pin[42:] == want[:40])
     check(ok, "PACKET_IN: no buffer, reason ACTION, cookie, in_port 1, "
           "40 bytes of the frame: %r" % pin)
-    c.s.sendall(flow_mod(17, 450, tcp, command=4) + msg(20, xid=18))
+    c.s.sendall(flow_mod(450, tcp, command=4, xid=17) +
+                message(20, xid=18))
     until_reply(c, 21, 18)
     # Once the barrier is answered the rule is gone: what was queued
     # before it has been sent, and no PACKET_IN follows an echo.
-    c.s.sendall(msg(2, b"x", xid=19))
+    c.s.sendall(message(2, b"x", xid=19))
     late = sum(m[1] == 10 for m in until_reply(c, 3, 19))
-    c.s.sendall(msg(2, b"y", xid=20))
+    c.s.sendall(message(2, b"y", xid=20))
     after = sum(m[1] == 10 for m in until_reply(c, 3, 20))
     check(after == 0, "no PACKET_IN once the rule is deleted: %d (%d "
           "before the first echo)" % (after, late))
     base = port_tx()
-    out2 = struct.pack("!HHIH6x", 0, 16, 2, 0)
-    c.s.sendall(packet_out(21, out2, want) +
-                packet_out(22, out2, want, buffer_id=5) +
-                packet_out(23, out2, want, in_port=9) + msg(20, xid=24))
+    out2 = output(2, 0)
+    c.s.sendall(packet_out(out2, want, xid=21) +
+                packet_out(out2, want, buffer_id=5, xid=22) +
+                packet_out(out2, want, in_port=9, xid=23) +
+                message(20, xid=24))
     errors = [(struct.unpack("!I", m[4:8])[0], c.error_of(m))
               for m in until_reply(c, 21, 24) if m[1] == 1]
     check(errors == [(22, (1, 8)), (23, (1, 11))],
