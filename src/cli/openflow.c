@@ -1019,6 +1019,21 @@ sp_of_channel_open(const struct sp_of_channel_config *c, struct sp_err *err)
     return 0;
 }
 
+unsigned
+sp_of_channel_listen_port(void)
+{
+    struct sockaddr_storage addr;
+    socklen_t len = sizeof addr;
+
+    if (ch.listen_fd < 0 ||
+        getsockname(ch.listen_fd, (struct sockaddr *)&addr, &len)) {
+        return 0;
+    }
+    return ntohs(addr.ss_family == AF_INET6
+                     ? ((struct sockaddr_in6 *)&addr)->sin6_port
+                     : ((struct sockaddr_in *)&addr)->sin_port);
+}
+
 static void
 add_conn(int fd, bool controller)
 {

@@ -32,6 +32,9 @@ int sp_of_channel_parse_fail_mode(const char *mode, struct sp_err *err);
  * nothing). */
 int sp_of_channel_open(const struct sp_of_channel_config *c,
                        struct sp_err *err);
+/* The TCP port the channel listens on (the one the kernel chose for
+ * ptcp:0), or 0 without --openflow. */
+unsigned sp_of_channel_listen_port(void);
 /* Starts the channel's thread; nothing to do without --openflow or
  * --controller. */
 int sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,

@@ -78,8 +78,10 @@ static const char run_usage[] =
     "                         serves, or others may write its directory\n"
     "  --openflow ptcp:PORT[:IP]\n"
     "                         serve OpenFlow 1.3 on this TCP port (IP\n"
-    "                         default 127.0.0.1): rules, PACKET_IN from\n"
-    "                         actions=controller, PACKET_OUT\n"
+    "                         default 127.0.0.1; port 0: the kernel\n"
+    "                         chooses, the log names it): rules,\n"
+    "                         PACKET_IN from actions=controller,\n"
+    "                         PACKET_OUT\n"
     "                         (docs/openflow.md)\n"
     "  --controller tcp:HOST:PORT\n"
     "                         connect to an OpenFlow controller, again\n"
@@ -775,6 +777,10 @@ sp_cmd_run(int argc, char **argv)
         return SP_EXIT_USAGE;
     }
     live_socket = o.ctl_path;
+    if (o.openflow.listen) {
+        sp_cli_log(SP_LOG_INFO, "OpenFlow: listening on %s port %u",
+                   o.openflow.listen_ip, sp_of_channel_listen_port());
+    }
     sp_io_eal_args(&eal, o.dp.n_pmds, &cpus, o.ports, o.n_ports, o.eal_argc,
                    o.eal_argv);
     if (cpus.shared) {

@@ -27,16 +27,15 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from report import RESULTS, check  # noqa
 
 sys.path.insert(0, HERE)
-from traffic import free_port, wait_listening  # noqa
+from traffic import listening_port  # noqa
 
 EXE = os.path.abspath(sys.argv[1])
 OFCTL = shutil.which("ovs-ofctl")
 CAP = 120  # seconds: a safety net, never the condition
 IFACE = "spps%d" % (os.getpid() % 100000)
-
-
-PORT = free_port()
-TARGET = "tcp:127.0.0.1:%d" % PORT
+# The kernel chooses the port (ptcp:0); main sets these from the log.
+PORT = None
+TARGET = None
 
 
 def ofctl(*args):
@@ -119,6 +118,7 @@ def wait_state(name, state):
 
 
 def main():
+    global PORT, TARGET
     if os.geteuid() != 0 or not shutil.which("ip"):
         print("SKIP: a tap interface needs root and iproute2")
         return 77
@@ -139,13 +139,17 @@ def main():
     proc = subprocess.Popen(
         [EXE, "run", "--port", "net_tap0,iface=" + IFACE,
          "--port", "net_null0,no-rx=1", "--flows", flows, "--ctl", ctl,
-         "--openflow", "ptcp:%d" % PORT, "--duration", "600", "--",
+         "--openflow", "ptcp:0", "--duration", "600", "--",
          "--file-prefix=simdpath-ps%d" % os.getpid()],
         cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     mon = None
     try:
-        wait_listening(proc, PORT, CAP)
+        PORT, before = listening_port(proc)
+        if not check(PORT, "simdpath run logs the OpenFlow port the "
+                     "kernel chose: %s" % "".join(before)[-800:]):
+            return 1
+        TARGET = "tcp:127.0.0.1:%d" % PORT
         check(wait_state("net_tap0", "LIVE") and
               port_states().get("net_null0") == "LIVE",
               "both ports LIVE at the start: %s" % port_states())

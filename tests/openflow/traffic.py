@@ -34,6 +34,19 @@ def free_port():
     return port
 
 
+def listening_port(proc):
+    """The port simdpath run, started with --openflow ptcp:0 and its
+    stdout (where it logs) a pipe, says it listens on: (port, the lines
+    before), port None if it exited first."""
+    before = []
+    for line in proc.stdout:
+        words = line.split()
+        if words[1:4] == ["OpenFlow:", "listening", "on"]:
+            return int(words[-1]), before
+        before.append(line)
+    return None, before
+
+
 def wait_listening(proc, port, cap):
     """Waits until process proc listens on 127.0.0.1:port, at most cap
     seconds (a safety net); False if it did not."""
