@@ -51,6 +51,7 @@ struct meta {
 struct conn {
     int fd;
     bool controller; /* the --controller connection */
+    bool eof;        /* the peer closed its side: replies go on, then close */
     struct sp_of_session s;
 };
 
@@ -1043,6 +1044,7 @@ add_conn(int fd, bool controller)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     c->fd = fd;
     c->controller = controller;
+    c->eof = false;
     sp_of_session_init(&c->s, &ch.sw);
     packet_in_update();
 }
@@ -1122,7 +1124,11 @@ conn_read(struct conn *c)
     static uint8_t buf[READ_CHUNK];
     ssize_t n = read(c->fd, buf, sizeof buf);
 
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+    if (n == 0) {
+        c->eof = true;
+        return true;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EINTR) {
         return false;
     }
     if (n > 0) {
@@ -1181,7 +1187,7 @@ channel_thread(void *arg)
             struct conn *c = &ch.conns[i];
             short ev = 0;
 
-            if (sp_of_session_wants_input(&c->s)) {
+            if (!c->eof && sp_of_session_wants_input(&c->s)) {
                 ev |= POLLIN;
             }
             if (c->s.out.len) {
@@ -1209,10 +1215,12 @@ channel_thread(void *arg)
             if (keep && (p->revents & POLLOUT)) {
                 keep = conn_write(c);
             }
-            if (keep && (p->revents & (POLLIN | POLLHUP))) {
+            if (keep && !c->eof && (p->revents & (POLLIN | POLLHUP))) {
                 keep = conn_read(c);
             }
-            if (!keep || (c->s.closing && !c->s.out.len)) {
+            /* An empty output after a write or a read means the session
+             * has nothing more to say (conn_write resumes it). */
+            if (!keep || ((c->s.closing || c->eof) && !c->s.out.len)) {
                 close_conn(i);
             }
         }

@@ -334,6 +334,15 @@ def rx_packets():
     return int(m.group(1)) if m else 0
 
 
+def flow_stats_entries(m):
+    """How many rules a flow MULTIPART_REPLY lists."""
+    entries, ofs = 0, 16
+    while ofs < len(m):
+        ofs += struct.unpack("!H", m[ofs:ofs + 2])[0]
+        entries += 1
+    return entries
+
+
 def test_malformed(proc):
     c = Conn()
     # A header in two pieces.
@@ -394,15 +403,43 @@ def test_malformed(proc):
         if m is None or m[1] != 19:
             break
         parts += 1
-        ofs = 16
-        while ofs < len(m):
-            ofs += struct.unpack("!H", m[ofs:ofs + 2])[0]
-            entries += 1
+        entries += flow_stats_entries(m)
         if not struct.unpack("!H", m[10:12])[0] & 1:
             break
     check(entries == n and parts > 1,
           "flow dump: %d entries in %d replies" % (entries, parts))
     check(c.echo_ok(), "the connection works after the dump")
+
+    # A peer that closes its sending side once it has asked (nc -N): the
+    # switch reads the EOF while megabytes of replies are still to be
+    # sent (more than the sockets hold), yet every reply comes, then the
+    # switch closes.
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.settimeout(30)
+    s.connect(("127.0.0.1", PORT))
+    half = Conn(s)
+    echoes = 6000
+
+    def ask():
+        half.s.sendall(b"".join(message(2, bytes(1024), xid=i)
+                                for i in range(echoes))
+                       + message(20, xid=echoes))
+        half.s.shutdown(socket.SHUT_WR)
+    asking = threading.Thread(target=ask)
+    asking.start()
+    replies, last = 0, None
+    while True:
+        m = half.recv()
+        if m is None:
+            break
+        replies += m[1] == 3 and len(m) == 8 + 1024
+        last = m
+    asking.join()
+    check(replies == echoes and last is not None and last[1] == 21,
+          "after the peer's EOF: %d of %d ECHO_REPLYs, then %s" %
+          (replies, echoes, last and last[:8].hex()))
+    half.s.close()
 
     # A length below the header's: an error, then the switch closes.
     c.s.sendall(message(5, length=4))
