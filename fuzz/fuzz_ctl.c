@@ -62,7 +62,7 @@ request(const char *path, const uint8_t *data, size_t size, char *reply)
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
     snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof addr)) {
+    if (fd < 0 || sp_fuzz_connect(fd, (struct sockaddr *)&addr, sizeof addr)) {
         perror("fuzz_ctl: connect");
         abort();
     }
@@ -70,6 +70,9 @@ request(const char *path, const uint8_t *data, size_t size, char *reply)
     while (size) {
         ssize_t w = send(fd, data, size, MSG_NOSIGNAL);
 
+        if (w < 0 && errno == EINTR) {
+            continue; /* libFuzzer's -timeout alarm */
+        }
         if (w <= 0) {
             break;
         }

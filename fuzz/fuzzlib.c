@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzzlib.h"
+#include "simdpath/openflow.h"
 
 unsigned
 sp_fuzz_variants(enum sp_kernel_id k, const struct sp_variant **out)
@@ -36,6 +39,43 @@ sp_fuzz_dp_create(unsigned n_ports)
         abort();
     }
     return dp;
+}
+
+size_t
+sp_fuzz_of_message_len(const uint8_t *p, size_t avail)
+{
+    size_t len;
+
+    if (avail < SP_OFP_HEADER_LEN || p[0] != SP_OFP_VERSION) {
+        return 0;
+    }
+    len = (size_t)p[2] << 8 | p[3];
+    return len >= SP_OFP_HEADER_LEN && len <= avail ? len : 0;
+}
+
+int
+sp_fuzz_connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+    struct pollfd p = {fd, POLLOUT, 0};
+    int error = 0;
+    socklen_t error_len = sizeof error;
+
+    if (!connect(fd, addr, len)) {
+        return 0;
+    }
+    if (errno != EINTR) {
+        return -1;
+    }
+    while (poll(&p, 1, -1) < 0) {
+        if (errno != EINTR) {
+            return -1;
+        }
+    }
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &error_len) || error) {
+        errno = error ? error : errno;
+        return -1;
+    }
+    return 0;
 }
 
 uint8_t

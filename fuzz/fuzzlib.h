@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "simdpath/datapath.h"
 #include "simdpath/dispatch.h"
@@ -17,6 +18,15 @@ unsigned sp_fuzz_variants(enum sp_kernel_id k, const struct sp_variant **out);
 /* A datapath of 'n_ports' ports and one PMD thread that is never run, for
  * rule and control commands; aborts if it cannot be made. */
 struct sp_dp *sp_fuzz_dp_create(unsigned n_ports);
+
+/* The length of the OpenFlow message at the front of 'p' (of 'avail'
+ * bytes), or 0 unless it is a whole OpenFlow 1.3 message no shorter than
+ * its header: what a switch may send. */
+size_t sp_fuzz_of_message_len(const uint8_t *p, size_t avail);
+
+/* connect(), finished when libFuzzer's -timeout alarm interrupts it
+ * (the connection goes on meanwhile); 0, or -1 with errno. */
+int sp_fuzz_connect(int fd, const struct sockaddr *addr, socklen_t len);
 
 /* Fuzzer bytes, taken from the front. */
 struct sp_fuzz_input {

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """OpenFlow 1.3 messages as bytes, for the tests that talk to the switch
 on a socket (tests/openflow/test_ofctl.py) and the fuzz seeds of
-fuzz_openflow (scripts/fuzz-seeds). Message types and OXM fields are the
-spec's numbers; the builders only lay them out, so a test can still
-send what the spec forbids."""
+fuzz_openflow and fuzz_channel (scripts/fuzz-seeds). Message types and
+OXM fields are the spec's numbers; the builders only lay them out, so a
+test can still send what the spec forbids."""
 import struct
 
 OFP_VERSION = 4  # OpenFlow 1.3

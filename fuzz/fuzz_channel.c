@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer target: simdpath run's OpenFlow channel (src/cli/openflow.c)
+ * over TCP, with the switch behind it: the rules' OpenFlow state kept
+ * beside the datapath (cookies, timeouts, flags), CHECK_OVERLAP, strict
+ * and loose modify and delete, flow and table statistics. Each input is
+ * what a controller sends after the HELLOs, on a connection of its own to
+ * a channel listening on 127.0.0.1 (port 0: the kernel's choice), serving
+ * a datapath of 4 ports that carries no traffic; the controller then
+ * closes its side and reads to the end. Must hold: no crash, leak or hang;
+ * the switch sends only whole OpenFlow 1.3 messages; afterwards, on a new
+ * connection, flow statistics list every rule the datapath holds, and a
+ * DELETE of every rule leaves none (which is also how every input starts
+ * from an empty table without a new channel).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cli/openflow.h"
+#include "fuzzlib.h"
+#include "simdpath/openflow.h"
+
+#define N_PORTS   4
+#define REPLY_MAX (1 << 26)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct sp_dp *dp;
+static unsigned port;
+
+static void __attribute__((noreturn)) fail(const char *what)
+{
+    fprintf(stderr, "fuzz_channel: %s\n", what);
+    abort();
+}
+
+static uint8_t *
+put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+    return p + 2;
+}
+
+static uint8_t *
+put32(uint8_t *p, uint32_t v)
+{
+    return put16(put16(p, (uint16_t)(v >> 16)), (uint16_t)v);
+}
+
+/* A message's header, for 'len' bytes in all. */
+static uint8_t *
+put_header(uint8_t *p, uint8_t type, uint16_t len, uint32_t xid)
+{
+    *p++ = SP_OFP_VERSION;
+    *p++ = type;
+    return put32(put16(p, len), xid);
+}
+
+/* An empty match (every packet). */
+static uint8_t *
+put_match_all(uint8_t *p)
+{
+    p = put16(put16(p, 1), 4); /* OFPMT_OXM, no field */
+    memset(p, 0, 4);
+    return p + 4;
+}
+
+/* libFuzzer's -timeout alarm interrupts blocking calls: those are
+ * retried. */
+static void
+send_all(int fd, const uint8_t *data, size_t size)
+{
+    while (size) {
+        ssize_t w = send(fd, data, size, MSG_NOSIGNAL);
+
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            perror("fuzz_channel: send");
+            abort();
+        }
+        data += w;
+        size -= (size_t)w;
+    }
+}
+
+/* Some bytes, or 0 at the end of the stream or on an error. */
+static size_t
+recv_some(int fd, uint8_t *buf, size_t size)
+{
+    ssize_t n;
+
+    do {
+        n = recv(fd, buf, size, 0);
+    } while (n < 0 && errno == EINTR);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* Exactly 'size' bytes; false if the stream ends first. */
+static bool
+recv_all(int fd, uint8_t *buf, size_t size)
+{
+    for (size_t n; size; buf += n, size -= n) {
+        n = recv_some(fd, buf, size);
+        if (!n) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A connection to the channel, its HELLO read and ours sent. */
+static int
+connect_switch(void)
+{
+    static const uint8_t hello[] = {
+        SP_OFP_VERSION, SP_OFPT_HELLO, 0, 8, 0, 0, 0, 1};
+    struct sockaddr_in addr = {.sin_family = AF_INET,
+                               .sin_port = htons((uint16_t)port),
+                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    uint8_t theirs[64];
+    size_t len;
+
+    if (fd < 0 || sp_fuzz_connect(fd, (struct sockaddr *)&addr, sizeof addr)) {
+        perror("fuzz_channel: connect");
+        abort();
+    }
+    /* Its HELLO, version bitmap included. */
+    if (!recv_all(fd, theirs, SP_OFP_HEADER_LEN) ||
+        theirs[1] != SP_OFPT_HELLO) {
+        fail("the switch did not start with a HELLO");
+    }
+    len = (size_t)theirs[2] << 8 | theirs[3];
+    if (len < SP_OFP_HEADER_LEN || len > sizeof theirs ||
+        !recv_all(fd, theirs, len - SP_OFP_HEADER_LEN)) {
+        fail("the switch's HELLO is cut short");
+    }
+    send_all(fd, hello, sizeof hello);
+    return fd;
+}
+
+/* Sends the input while reading what comes back (the switch stops reading
+ * while its output is full), then closes the sending side and reads to
+ * the end; everything read must be whole OpenFlow 1.3 messages. */
+static void
+exchange(const uint8_t *data, size_t size)
+{
+    static uint8_t reply[REPLY_MAX];
+    size_t len = 0, at = 0;
+    int fd = connect_switch();
+    bool sending = true;
+
+    while (true) {
+        struct pollfd p = {fd, POLLIN | (sending ? POLLOUT : 0), 0};
+        ssize_t n;
+
+        if (sending && !size) {
+            shutdown(fd, SHUT_WR);
+            sending = false;
+            continue;
+        }
+        if (poll(&p, 1, -1) < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            perror("fuzz_channel: poll");
+            abort();
+        }
+        if (p.revents & POLLOUT) {
+            n = send(fd, data, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (n > 0) {
+                data += n;
+                size -= (size_t)n;
+            } else if (errno != EAGAIN && errno != EINTR) {
+                sending = false; /* the switch closed: the rest is lost */
+            }
+        }
+        if (!(p.revents & (POLLIN | POLLHUP | POLLERR))) {
+            continue;
+        }
+        n = recv(fd, reply + len, REPLY_MAX - len, MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        len += (size_t)n;
+        if (len == REPLY_MAX) {
+            fail("a reply of 64 MiB");
+        }
+    }
+    close(fd);
+    while (at < len) {
+        size_t m = sp_fuzz_of_message_len(reply + at, len - at);
+
+        if (!m) {
+            fail("the switch sent what is not whole OpenFlow 1.3");
+        }
+        at += m;
+    }
+}
+
+/* Reads messages until the BARRIER_REPLY of 'xid'; returns how many flow
+ * statistics entries came before it. */
+static size_t
+until_barrier(int fd, uint32_t xid)
+{
+    static uint8_t buf[2 * SP_OFP_MAX_MSG_LEN];
+    size_t len = 0, entries = 0;
+
+    while (true) {
+        size_t m = sp_fuzz_of_message_len(buf, len);
+        size_t n;
+
+        if (!m && len >= SP_OFP_HEADER_LEN &&
+            (buf[0] != SP_OFP_VERSION ||
+             ((size_t)buf[2] << 8 | buf[3]) < SP_OFP_HEADER_LEN)) {
+            fail("the switch sent what is not OpenFlow 1.3");
+        }
+
+        if (m) {
+            const uint8_t *b = buf + SP_OFP_HEADER_LEN + 8;
+            uint32_t id = (uint32_t)buf[4] << 24 | (uint32_t)buf[5] << 16 |
+                          (uint32_t)buf[6] << 8 | buf[7];
+
+            if (buf[1] == SP_OFPT_BARRIER_REPLY && id == xid) {
+                return entries;
+            }
+            /* OFPMP_FLOW's entries: each starts with its length. */
+            while (buf[1] == SP_OFPT_MULTIPART_REPLY && !buf[8] &&
+                   buf[9] == SP_OFPMP_FLOW && b + 2 <= buf + m) {
+                size_t entry = (size_t)b[0] << 8 | b[1];
+
+                if (entry < 56 || b + entry > buf + m) {
+                    fail("a flow statistics entry cut short");
+                }
+                b += entry;
+                entries++;
+            }
+            memmove(buf, buf + m, len - m);
+            len -= m;
+            continue;
+        }
+        n = recv_some(fd, buf + len, sizeof buf - len);
+        if (!n) {
+            fail("the switch closed before its BARRIER_REPLY");
+        }
+        len += n;
+    }
+}
+
+/* Flow statistics must list the datapath's rules, then a DELETE of every
+ * rule must leave none. */
+static void
+check_and_empty(void)
+{
+    uint8_t stats[SP_OFP_HEADER_LEN + 8 + 32 + 8 + SP_OFP_HEADER_LEN];
+    uint8_t del[SP_OFP_HEADER_LEN + 40 + 8 + SP_OFP_HEADER_LEN];
+    uint8_t *p = stats;
+    int fd = connect_switch();
+    unsigned before, after;
+    size_t listed;
+
+    p = put_header(p, SP_OFPT_MULTIPART_REQUEST, 56, 1);
+    p = put32(put16(put16(p, SP_OFPMP_FLOW), 0), 0); /* no flag, pad */
+    *p++ = 0xff;                                     /* every table */
+    memset(p, 0, 3);
+    p = put32(put32(p + 3, SP_OFPP_ANY), 0xffffffff); /* port, group */
+    memset(p, 0, 20);                                 /* cookie, mask */
+    p = put_match_all(p + 20);
+    put_header(p, SP_OFPT_BARRIER_REQUEST, SP_OFP_HEADER_LEN, 2);
+    /* Only a timeout removes a rule meanwhile: a count that did not change
+     * around the request is the one the reply must show. */
+    before = sp_dp_flow_count(dp);
+    send_all(fd, stats, sizeof stats);
+    listed = until_barrier(fd, 2);
+    after = sp_dp_flow_count(dp);
+    if (before == after && listed != before) {
+        fprintf(stderr, "fuzz_channel: %zu rules listed, %u held\n", listed,
+                before);
+        fail("flow statistics do not list the datapath's rules");
+    }
+
+    p = put_header(del, SP_OFPT_FLOW_MOD, 56, 3);
+    memset(p, 0, 16); /* cookie, mask */
+    p += 16;
+    *p++ = 0xff; /* every table */
+    *p++ = SP_OFPFC_DELETE;
+    memset(p, 0, 6);              /* timeouts, priority */
+    p = put32(p + 6, 0xffffffff); /* no buffer */
+    p = put32(put32(p, SP_OFPP_ANY), 0xffffffff);
+    memset(p, 0, 4); /* flags, pad */
+    p = put_match_all(p + 4);
+    put_header(p, SP_OFPT_BARRIER_REQUEST, SP_OFP_HEADER_LEN, 4);
+    send_all(fd, del, sizeof del);
+    until_barrier(fd, 4);
+    close(fd);
+    if (sp_dp_flow_count(dp)) {
+        fprintf(stderr, "fuzz_channel: %u rules left\n", sp_dp_flow_count(dp));
+        fail("a DELETE of every rule left some");
+    }
+}
+
+/* A datapath and its OpenFlow channel. */
+static void
+serve(void)
+{
+    static const struct sp_dp_config config = {
+        .n_ports = N_PORTS, .n_pmds = 1, .n_rxq = 1};
+    struct sp_of_channel_config c = {0};
+    struct sp_err err;
+
+    dp = sp_fuzz_dp_create(N_PORTS);
+    if (sp_of_channel_parse_listen("ptcp:0", &c, &err) ||
+        sp_of_channel_open(&c, &err) ||
+        sp_of_channel_start(dp, &config, &err)) {
+        fprintf(stderr, "fuzz_channel: %s\n", err.msg);
+        abort();
+    }
+    port = sp_of_channel_listen_port();
+    atexit(sp_of_channel_stop);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* One channel for the whole run: starting one per input costs more
+     * than most inputs. */
+    if (!dp) {
+        serve();
+    }
+    exchange(data, size);
+    check_and_empty();
+    return 0;
+}
