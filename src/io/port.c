@@ -65,7 +65,8 @@ static unsigned worker_lcores[RTE_MAX_LCORE];
  * the driver's sockets, found among its own files by the interface they
  * are bound to. A read clears the kernel's count: it adds up here. */
 static unsigned af_packet_ifindex[SP_IO_MAX_PORTS + 1]; /* 0: not one */
-static unsigned af_packet_framesz[SP_IO_MAX_PORTS + 1]; /* its devarg */
+static unsigned af_packet_framesz[SP_IO_MAX_PORTS + 1]; /* its devargs */
+static unsigned af_packet_framecnt[SP_IO_MAX_PORTS + 1];
 static uint64_t ring_drops[SP_IO_MAX_PORTS + 1];
 static pthread_mutex_t ring_drops_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned n_workers;
@@ -123,6 +124,8 @@ sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
             af_packet_ifindex[p] = if_nametoindex(name);
             iface = strstr(ports[p - 1], ",framesz=");
             af_packet_framesz[p] = iface ? (unsigned)atoi(iface + 9) : 2048;
+            iface = strstr(ports[p - 1], ",framecnt=");
+            af_packet_framecnt[p] = iface ? (unsigned)atoi(iface + 10) : 512;
         }
     }
     return 0;
@@ -275,6 +278,40 @@ set_mtu(unsigned port, const struct rte_eth_dev_info *info, struct sp_err *err)
     return 0;
 }
 
+/* DPDK 22.11's net_af_packet opens its sockets for every interface's
+ * frames and binds them to its own only after their rings exist, so a
+ * ring holds whatever any interface carried meanwhile (loopback traffic
+ * included) and simdpath would forward it. Those, and the port's own
+ * frames from before it started, are dropped here, at most a ring's
+ * worth a queue, and the port's counters start after them. */
+static void
+drop_frames_before_start(unsigned port, unsigned rxq)
+{
+    uint16_t id = dpdk_id[port];
+    unsigned dropped = 0;
+
+    for (unsigned q = 0; q < rxq; q++) {
+        unsigned from_queue = 0;
+        uint16_t n;
+
+        do {
+            struct rte_mbuf *burst[32];
+
+            n = rte_eth_rx_burst(id, (uint16_t)q, burst, 32);
+            rte_pktmbuf_free_bulk(burst, n);
+            from_queue += n;
+        } while (n && from_queue < af_packet_framecnt[port]);
+        dropped += from_queue;
+    }
+    if (dropped) {
+        note("port %u (net_af_packet): dropped %u frame(s) its ring held "
+             "before it started (the driver's sockets take every "
+             "interface's frames until they are bound to theirs)",
+             port, dropped);
+    }
+    sp_io_nic_stats_clear(port);
+}
+
 static int
 start_port(unsigned port, unsigned rxq, unsigned txq, unsigned rxd,
            unsigned txd, struct sp_err *err)
@@ -321,6 +358,9 @@ start_port(unsigned port, unsigned rxq, unsigned txq, unsigned rxd,
     started[port] = true;
     /* Tests and demos send frames that are not addressed to the port. */
     rte_eth_promiscuous_enable(id);
+    if (af_packet_ifindex[port]) {
+        drop_frames_before_start(port, rxq);
+    }
     return 0;
 }
 

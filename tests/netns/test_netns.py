@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -201,6 +200,15 @@ for seq in range(n):
     except socket.timeout:
         pass
 print(answered)
+"""
+
+
+# Loopback traffic: N UDP datagrams to 127.0.0.1's discard port.
+FLOOD = r"""
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(int(sys.argv[1])):
+    s.sendto(bytes(200), ("127.0.0.1", 9))
 """
 
 
@@ -444,6 +452,37 @@ def iperf(server_ns, client_ns, addr, nbytes, port=5201, cap=CAP):
         server.communicate()
 
 
+def test_af_packet_start_isolated():
+    """DPDK 22.11's net_af_packet opens its sockets for every interface's
+    frames and binds them to its own only after their rings exist: with
+    loopback traffic during start-up, a ring held 127.0.0.1's frames and
+    simdpath forwarded them. The namespace sends nothing here, so nothing
+    may leave, however much loopback traffic there was."""
+    ns = namespace("iso")
+    host, _ = veth("ih", ns, "ip")
+    out_pcap = os.path.join(WORK, "iso-out.pcap")
+    # Another process, so that it runs while simdpath's EAL starts.
+    flood = subprocess.Popen([sys.executable, "-c", FLOOD, "10000000"])
+    RUNS.append(flood)
+    try:
+        run = Run("iso", ["net_af_packet0,iface=" + host,
+                          "net_pcap0,tx_pcap=" + out_pcap],
+                  "in_port=1,actions=output:2\n")
+    finally:
+        flood.kill()
+        flood.communicate()
+    if not check(run.ready, "simdpath on af_packet started"):
+        print(run.stop())
+        return
+    rc, out, err = run.stop()
+    check(rc == 0, "isolation run exits 0: " + err[-500:])
+    got = read_pcap(out_pcap)
+    check(not got and counters(out).get(1, {}).get("rx") == 0,
+          "loopback traffic during start-up: %d frames left port 2 (%s), "
+          "port 1 received %s" % (len(got), got[0][:40].hex() if got else
+                                  "", counters(out).get(1)))
+
+
 def test_real_traffic():
     """Two namespaces through simdpath on two af_packet ports: ping, a
     TCP transfer, and one to a virtual address that simdpath rewrites to
@@ -511,7 +550,8 @@ def main():
         print("SKIP: cannot create a network namespace: %s" % e)
         sys.exit(77)
     tests = [test_rss_two_queues, test_rss_tap, test_nic_counters,
-             test_jumbo_af_packet, test_real_traffic]
+             test_jumbo_af_packet, test_af_packet_start_isolated,
+             test_real_traffic]
     try:
         for t in tests:
             try:
