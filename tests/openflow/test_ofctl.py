@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from report import RESULTS, check, conserved, counters, no_leak  # noqa
 
 sys.path.insert(0, HERE)
-from traffic import frame, free_port, wait_listening, write_pcap  # noqa
+from traffic import frame, listening_port, write_pcap  # noqa
 from ofp_wire import (OFPP_CONTROLLER, apply_actions, flow_mod,  # noqa
                       flow_stats_body, match, message, multipart_request,
                       oxm, output, packet_out)
@@ -43,8 +43,9 @@ CTL = os.path.join(WORK, "ctl.sock")
 CAP = 120  # seconds: a safety net, never the condition
 
 
-PORT = free_port()
-TARGET = "tcp:127.0.0.1:%d" % PORT
+# The kernel chooses the port (ptcp:0); main sets these from the log.
+PORT = None
+TARGET = None
 
 
 def ofctl(*args, check_rc=True):
@@ -785,6 +786,7 @@ def test_packet_path(c):
 
 
 def main():
+    global PORT, TARGET
     if not OFCTL:
         print("SKIP: ovs-ofctl not found (Debian: openvswitch-common)")
         return 77
@@ -803,7 +805,7 @@ def main():
     proc = subprocess.Popen(
         [EXE, "run", "--port", "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
          "--port", "net_null0,no-rx=1", "--port", "net_null1,no-rx=1",
-         "--flows", flows, "--ctl", CTL, "--openflow", "ptcp:%d" % PORT,
+         "--flows", flows, "--ctl", CTL, "--openflow", "ptcp:0",
          "--controller", "tcp:127.0.0.1:%d" % ctrl.getsockname()[1],
          "--fail-mode", "secure",
          "--duration", "600", "--", "--file-prefix=simdpath-of%d"
@@ -811,7 +813,11 @@ def main():
         cwd=WORK, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     try:
-        wait_listening(proc, PORT, CAP)
+        PORT, before = listening_port(proc)
+        if not check(PORT, "simdpath run logs its OpenFlow port: %s"
+                     % "".join(before)[-800:]):
+            return 1
+        TARGET = "tcp:127.0.0.1:%d" % PORT
         test_ofctl(proc)
         test_idle(proc)
         test_malformed(proc)

@@ -7,7 +7,6 @@ import os
 import socket
 import struct
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "integration"))
@@ -45,16 +44,3 @@ def listening_port(proc):
             return int(words[-1]), before
         before.append(line)
     return None, before
-
-
-def wait_listening(proc, port, cap):
-    """Waits until process proc listens on 127.0.0.1:port, at most cap
-    seconds (a safety net); False if it did not."""
-    deadline = time.time() + cap
-    while time.time() < deadline and proc.poll() is None:
-        try:
-            socket.create_connection(("127.0.0.1", port), 1).close()
-            return True
-        except OSError:
-            time.sleep(0.1)
-    return False
