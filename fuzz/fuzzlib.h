@@ -24,8 +24,8 @@ struct sp_dp *sp_fuzz_dp_create(unsigned n_ports);
  * its header: what a switch may send. */
 size_t sp_fuzz_of_message_len(const uint8_t *p, size_t avail);
 
-/* connect(), finished when libFuzzer's -timeout alarm interrupts it
- * (the connection goes on meanwhile); 0, or -1 with errno. */
+/* connect(), carried through when libFuzzer's -timeout alarm interrupts
+ * it; 0, or -1 with errno. */
 int sp_fuzz_connect(int fd, const struct sockaddr *addr, socklen_t len);
 
 /* Fuzzer bytes, taken from the front. */
