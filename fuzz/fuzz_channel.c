@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,38 +39,6 @@ static void __attribute__((noreturn)) fail(const char *what)
 {
     fprintf(stderr, "fuzz_channel: %s\n", what);
     abort();
-}
-
-static uint8_t *
-put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-    return p + 2;
-}
-
-static uint8_t *
-put32(uint8_t *p, uint32_t v)
-{
-    return put16(put16(p, (uint16_t)(v >> 16)), (uint16_t)v);
-}
-
-/* A message's header, for 'len' bytes in all. */
-static uint8_t *
-put_header(uint8_t *p, uint8_t type, uint16_t len, uint32_t xid)
-{
-    *p++ = SP_OFP_VERSION;
-    *p++ = type;
-    return put32(put16(p, len), xid);
-}
-
-/* An empty match (every packet). */
-static uint8_t *
-put_match_all(uint8_t *p)
-{
-    p = put16(put16(p, 1), 4); /* OFPMT_OXM, no field */
-    memset(p, 0, 4);
-    return p + 4;
 }
 
 /* libFuzzer's -timeout alarm interrupts blocking calls: those are
@@ -129,8 +98,11 @@ connect_switch(void)
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     uint8_t theirs[64];
     size_t len;
+    int one = 1;
 
-    if (fd < 0 || sp_fuzz_connect(fd, (struct sockaddr *)&addr, sizeof addr)) {
+    /* As a controller does: a request sent in pieces waits for no ACK. */
+    if (fd < 0 || setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) ||
+        sp_fuzz_connect(fd, (struct sockaddr *)&addr, sizeof addr)) {
         perror("fuzz_channel: connect");
         abort();
     }
@@ -259,30 +231,44 @@ until_barrier(int fd, uint32_t xid)
     }
 }
 
+/* Flow statistics of every rule (every table, any out_port, out_group
+ * and cookie, a match of no field), xid 1, and a BARRIER_REQUEST, xid 2. */
+static const uint8_t flow_stats_then_barrier[] = {
+    SP_OFP_VERSION, SP_OFPT_MULTIPART_REQUEST, 0, 56, 0, 0, 0, 1,
+    /* OFPMP_FLOW, no flag, pad; every table, pad */
+    0, SP_OFPMP_FLOW, 0, 0, 0, 0, 0, 0, 0xff, 0, 0, 0,
+    /* any out_port and out_group, pad */
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0,
+    /* any cookie: value and mask */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    /* OFPMT_OXM of no field, pad */
+    0, 1, 0, 4, 0, 0, 0, 0,
+    /* then a BARRIER_REQUEST */
+    SP_OFP_VERSION, SP_OFPT_BARRIER_REQUEST, 0, 8, 0, 0, 0, 2};
+_Static_assert(sizeof flow_stats_then_barrier == 56 + SP_OFP_HEADER_LEN,
+               "a flow statistics request is 56 bytes");
+
 /* Flow statistics must list the datapath's rules, then a DELETE of every
  * rule must leave none. */
 static void
 check_and_empty(void)
 {
-    uint8_t stats[SP_OFP_HEADER_LEN + 8 + 32 + 8 + SP_OFP_HEADER_LEN];
-    uint8_t del[SP_OFP_HEADER_LEN + 40 + 8 + SP_OFP_HEADER_LEN];
-    uint8_t *p = stats;
+    static const uint8_t barrier[] = {
+        SP_OFP_VERSION, SP_OFPT_BARRIER_REQUEST, 0, 8, 0, 0, 0, 4};
+    const struct sp_of_flow_mod delete_all = {.command = SP_OFPFC_DELETE,
+                                              .table_id = 0xff,
+                                              .buffer_id = 0xffffffff,
+                                              .out_port = SP_OFPP_ANY,
+                                              .out_group = 0xffffffff};
+    struct sp_of_buf del = {0};
     int fd = connect_switch();
     unsigned before, after;
     size_t listed;
 
-    p = put_header(p, SP_OFPT_MULTIPART_REQUEST, 56, 1);
-    p = put32(put16(put16(p, SP_OFPMP_FLOW), 0), 0); /* no flag, pad */
-    *p++ = 0xff;                                     /* every table */
-    memset(p, 0, 3);
-    p = put32(put32(p + 3, SP_OFPP_ANY), 0xffffffff); /* port, group */
-    memset(p, 0, 20);                                 /* cookie, mask */
-    p = put_match_all(p + 20);
-    put_header(p, SP_OFPT_BARRIER_REQUEST, SP_OFP_HEADER_LEN, 2);
     /* Only a timeout removes a rule meanwhile: a count that did not change
      * around the request is the one the reply must show. */
     before = sp_dp_flow_count(dp);
-    send_all(fd, stats, sizeof stats);
+    send_all(fd, flow_stats_then_barrier, sizeof flow_stats_then_barrier);
     listed = until_barrier(fd, 2);
     after = sp_dp_flow_count(dp);
     if (before == after && listed != before) {
@@ -291,18 +277,12 @@ check_and_empty(void)
         fail("flow statistics do not list the datapath's rules");
     }
 
-    p = put_header(del, SP_OFPT_FLOW_MOD, 56, 3);
-    memset(p, 0, 16); /* cookie, mask */
-    p += 16;
-    *p++ = 0xff; /* every table */
-    *p++ = SP_OFPFC_DELETE;
-    memset(p, 0, 6);              /* timeouts, priority */
-    p = put32(p + 6, 0xffffffff); /* no buffer */
-    p = put32(put32(p, SP_OFPP_ANY), 0xffffffff);
-    memset(p, 0, 4); /* flags, pad */
-    p = put_match_all(p + 4);
-    put_header(p, SP_OFPT_BARRIER_REQUEST, SP_OFP_HEADER_LEN, 4);
-    send_all(fd, del, sizeof del);
+    if (sp_of_encode_flow_mod(&del, 3, &delete_all)) {
+        fail("cannot encode a DELETE of every rule");
+    }
+    send_all(fd, del.data, del.len);
+    send_all(fd, barrier, sizeof barrier);
+    sp_of_buf_free(&del);
     until_barrier(fd, 4);
     close(fd);
     if (sp_dp_flow_count(dp)) {
