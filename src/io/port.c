@@ -84,6 +84,18 @@ sp_io_device_name(const char *spec, char *name, size_t size)
     }
 }
 
+/* The number devarg NAME of a port's spec sets, or its default. */
+static unsigned
+devarg_uint(const char *spec, const char *name, unsigned dflt)
+{
+    char key[32];
+    const char *at;
+
+    snprintf(key, sizeof key, ",%s=", name);
+    at = strstr(spec, key);
+    return at ? (unsigned)atoi(at + strlen(key)) : dflt;
+}
+
 int
 sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
            struct sp_err *err)
@@ -122,10 +134,8 @@ sp_io_init(int argc, char **argv, const char *const *ports, unsigned count,
             snprintf(name, sizeof name, "%.*s", (int)strcspn(iface + 7, ","),
                      iface + 7);
             af_packet_ifindex[p] = if_nametoindex(name);
-            iface = strstr(ports[p - 1], ",framesz=");
-            af_packet_framesz[p] = iface ? (unsigned)atoi(iface + 9) : 2048;
-            iface = strstr(ports[p - 1], ",framecnt=");
-            af_packet_framecnt[p] = iface ? (unsigned)atoi(iface + 10) : 512;
+            af_packet_framesz[p] = devarg_uint(ports[p - 1], "framesz", 2048);
+            af_packet_framecnt[p] = devarg_uint(ports[p - 1], "framecnt", 512);
         }
     }
     return 0;
