@@ -2051,6 +2051,68 @@ test_controller_path(void **state)
     assert_int_equal(sp_sim.live_buffers, 0);
 }
 
+/* A sync orders every PACKET_OUT queued before it: sent on, or at the
+ * controller, by the time it returns (a BARRIER's promise); and while PMD
+ * 0 runs, a full queue waits for it instead of refusing. Bursts of
+ * PACKET_OUT_BURST fill the queue whenever the PMD falls behind. */
+#define PACKET_OUT_BURST (SP_DP_PACKET_OUT_QUEUE + 44)
+static void
+test_packet_outs_before_sync(void **state)
+{
+    static const char *const rules[] = {
+        "priority=10,in_port=1,actions=output:3",
+        "priority=0,actions=controller",
+        NULL,
+    };
+    const struct sp_sim_frame *udp;
+    uint64_t to_port2 = 0, to_port3 = 0, to_controller = 0, polls;
+    unsigned notified = 0;
+    struct taken taken = {0};
+    struct sp_err err;
+    struct sp_dp *dp;
+
+    (void)state;
+    sp_sim_reset();
+    make_traffic(SP_PKTGEN_SHAPE_COUNT);
+    sp_sim.passes = 0; /* the ports receive nothing */
+    udp = frame_of(SP_PKTGEN_IPV4_UDP);
+    dp = make_dp(rules, 1);
+    sp_dp_controller_set(dp, true, count_notify, &notified);
+    polls = sp_sim_polls();
+    start_pmd(dp);
+    /* A sync with no PMD running yet has nothing to wait for. */
+    WAIT_UNTIL("the PMD polling", sp_sim_polls(), polls + 1);
+    for (unsigned round = 0; round < 24; round++) {
+        for (unsigned i = 0; i < PACKET_OUT_BURST; i++) {
+            /* Kinds in turn: actions, then the rules from port 1 (to
+             * port 3) and from port 2 (to the controller). */
+            unsigned kind = (round + i) % 3;
+            const char *actions = kind ? NULL : "output:2";
+
+            if (sp_dp_packet_out(dp, udp->bytes, udp->len, kind == 2 ? 2 : 1,
+                                 actions, &err)) {
+                fail_msg("PACKET_OUT %u of round %u refused: %s", i, round,
+                         err.msg);
+            }
+            to_port2 += kind == 0;
+            to_port3 += kind == 1;
+            to_controller += kind == 2;
+            if (i % 37 == 36 || i + 1 == PACKET_OUT_BURST) {
+                sp_dp_sync(dp);
+                assert_int_equal(port_stats(dp, 2).tx, to_port2);
+                assert_int_equal(port_stats(dp, 3).tx, to_port3);
+                take_packet_ins(dp, &taken); /* fewer than it takes */
+                assert_int_equal(taken.from_port2, to_controller);
+            }
+        }
+    }
+    stop_pmd();
+    assert_int_equal(port_stats(dp, 2).packet_in, to_controller);
+    assert_conserved(dp);
+    sp_dp_destroy(dp);
+    assert_int_equal(sp_sim.live_buffers, 0);
+}
+
 int
 main(void)
 {
@@ -2088,6 +2150,7 @@ main(void)
         cmocka_unit_test_teardown(test_one_rule_bursts, stop_left_pmd),
         cmocka_unit_test_teardown(test_queues_of_each_pmd, stop_left_pmd),
         cmocka_unit_test_teardown(test_controller_path, stop_left_pmd),
+        cmocka_unit_test_teardown(test_packet_outs_before_sync, stop_left_pmd),
     };
 
     int failed;

@@ -217,6 +217,9 @@ unsigned sp_dp_queue_pmd(const struct sp_dp_config *config, unsigned port,
 /* The PMD loop of thread 'pmd' (0..n_pmds-1); returns after sp_dp_stop. */
 int sp_dp_pmd_run(struct sp_dp *dp, unsigned pmd);
 void sp_dp_stop(struct sp_dp *dp);
+/* Returns once every PMD loop runs (or the datapath stops): from then on
+ * sp_dp_sync waits for them; before, it has none to wait for. */
+void sp_dp_wait_running(struct sp_dp *dp);
 
 /*
  * The controller's packet path (docs/openflow.md). Each PMD hands the
@@ -249,9 +252,10 @@ struct sp_dp_packet_in {
  * (it must not block: write to an eventfd, say). */
 void sp_dp_controller_set(struct sp_dp *dp, bool connected,
                           void (*notify)(void *aux), void *aux);
-/* Returns once every PMD thread has ended the poll it was in: what it
- * did with rules removed or changed before the call (their counts, the
- * PACKET_INs it queued) is done. Not from a PMD thread. */
+/* Returns once PMD 0 has run every PACKET_OUT queued before the call
+ * and every PMD thread has ended the poll it was in: what they did with
+ * those frames and with rules removed or changed before the call (sends,
+ * counts, the PACKET_INs queued) is done. Not from a PMD thread. */
 void sp_dp_sync(struct sp_dp *dp);
 /* Takes up to max queued packets, oldest first per PMD; one thread only. */
 unsigned sp_dp_packet_in_take(struct sp_dp *dp, struct sp_dp_packet_in *out,
@@ -264,8 +268,9 @@ void sp_dp_frame_match(const uint8_t *data, uint32_t len, uint16_t in_port,
 /* Queues a frame for PMD 0 as if it came in on in_port (a port, or
  * SP_DP_PORT_CONTROLLER): with 'actions' (flow syntax, checked against
  * the frame's own headers, as OVS checks a PACKET_OUT's), or with NULL to
- * run it through the rules (OFPP_TABLE). One thread only; -1 with err
- * when the actions are refused, no buffer is free, or the queue is full. */
+ * run it through the rules (OFPP_TABLE). A full queue waits for PMD 0.
+ * One thread only; -1 with err when the actions are refused, no buffer
+ * is free, or the queue is full and no PMD runs. */
 int sp_dp_packet_out(struct sp_dp *dp, const uint8_t *data, uint32_t len,
                      uint16_t in_port, const char *actions,
                      struct sp_err *err);

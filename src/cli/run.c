@@ -675,11 +675,6 @@ serve(struct sp_dp *dp, const struct run_options *o)
         sp_cli_error("run", "%s", err.msg);
         return SP_EXIT_FAILURE;
     }
-    if (sp_of_channel_start(dp, &o->dp, &err)) {
-        sp_cli_error("run", "%s", err.msg);
-        stop_control();
-        return SP_EXIT_FAILURE;
-    }
     sp_run_telemetry_register();
     for (unsigned p = 0; p < o->dp.n_pmds; p++) {
         launches[p] = (struct pmd_launch){dp, p};
@@ -690,6 +685,16 @@ serve(struct sp_dp *dp, const struct run_options *o)
             stop_control();
             return SP_EXIT_FAILURE;
         }
+    }
+    /* The controller's first BARRIER must find PMD 0 running, to wait
+     * for the PACKET_OUTs before it. */
+    sp_dp_wait_running(dp);
+    if (sp_of_channel_start(dp, &o->dp, &err)) {
+        sp_cli_error("run", "%s", err.msg);
+        sp_dp_stop(dp);
+        sp_io_wait_workers();
+        stop_control();
+        return SP_EXIT_FAILURE;
     }
     sp_cli_log(SP_LOG_INFO,
                "forwarding on %u port(s) with %u PMD thread(s); control "

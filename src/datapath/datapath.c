@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,10 @@ struct sp_dp {
     void *notify_aux;
     struct sp_spsc packet_out;
     uint32_t packet_out_freed;
+    /* The queue's tail when PMD 0 last finished running PACKET_OUTs
+     * (atomic): the ring's own tail moves on before a burst through the
+     * rules is sent. */
+    uint32_t packet_outs_run;
 };
 
 /* Short names for reports and telemetry, by reason. */
@@ -679,6 +684,8 @@ run_packet_outs(struct pmd *pmd)
     }
     pmd->profiling = profiling;
     packet_in_notify(pmd);
+    __atomic_store_n(&pmd->dp->packet_outs_run, pmd->dp->packet_out.tail,
+                     __ATOMIC_RELEASE);
 }
 
 /* Frames rx received but could not deliver: received and dropped. */
@@ -844,12 +851,35 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
 }
 
 void
+sp_dp_wait_running(struct sp_dp *dp)
+{
+    while (__atomic_load_n(&dp->running_pmds, __ATOMIC_ACQUIRE) <
+               dp->config.n_pmds &&
+           !__atomic_load_n(&dp->stop, __ATOMIC_ACQUIRE)) {
+        sched_yield();
+    }
+}
+
+/* Waits until PMD 0 has run the PACKET_OUTs queued before index 'upto'
+ * of the queue, or no PMD runs to run them. */
+static void
+packet_outs_wait(struct sp_dp *dp, uint32_t upto)
+{
+    while ((int32_t)(upto - __atomic_load_n(&dp->packet_outs_run,
+                                            __ATOMIC_ACQUIRE)) > 0 &&
+           __atomic_load_n(&dp->running_pmds, __ATOMIC_ACQUIRE)) {
+        sched_yield();
+    }
+}
+
+void
 sp_dp_sync(struct sp_dp *dp)
 {
+    packet_outs_wait(dp,
+                     __atomic_load_n(&dp->packet_out.head, __ATOMIC_ACQUIRE));
     /* A PMD passes a quiescent state once a poll, after its last burst's
      * rules are dead (sp_dp_pmd_run); with none registered this returns
      * at once. */
-    (void)dp;
     synchronize_rcu();
 }
 
@@ -1567,10 +1597,15 @@ sp_dp_packet_out(struct sp_dp *dp, const uint8_t *data, uint32_t len,
 
     packet_out_reclaim(dp);
     po = sp_spsc_reserve(&dp->packet_out);
+    if (!po) { /* a burst from the controller: wait for PMD 0 */
+        packet_outs_wait(dp, dp->packet_out.head);
+        packet_out_reclaim(dp);
+        po = sp_spsc_reserve(&dp->packet_out);
+    }
     if (!po) {
         return sp_err_set(err,
                           "the queue of PACKET_OUTs to PMD 0 is full "
-                          "(%d frames)",
+                          "(%d frames) and no PMD runs",
                           SP_DP_PACKET_OUT_QUEUE);
     }
     if (!dp->io->alloc) {
@@ -1612,6 +1647,8 @@ sp_dp_controller_drain(struct sp_dp *dp)
         sp_spsc_release(&dp->packet_out);
     }
     packet_out_reclaim(dp);
+    __atomic_store_n(&dp->packet_outs_run, dp->packet_out.tail,
+                     __ATOMIC_RELEASE);
 }
 
 /* ---- counters ---- */

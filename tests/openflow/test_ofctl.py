@@ -782,7 +782,28 @@ def test_packet_path(c):
     check(errors == [(22, (1, 8)), (23, (1, 11))],
           "PACKET_OUT with a buffer or a bad in_port: BUFFER_UNKNOWN, "
           "BAD_PORT: %s" % errors)
-    check(wait_tx(2, 1, base) is not None, "PACKET_OUT leaves on port 2")
+    # A BARRIER_REPLY comes after what the PACKET_OUTs before it did:
+    # sent on, or at the controller; a burst longer than the switch's
+    # queue to its PMD is sent whole.
+    sent = port_tx().get(2, 0) - base.get(2, 0)
+    check(sent == 1, "PACKET_OUT sent on port 2 before the BARRIER_REPLY: "
+          "%d" % sent)
+    burst = 600
+    base = port_tx()
+    c.s.sendall(b"".join(packet_out(out2, want, xid=100 + i)
+                         for i in range(burst)) +
+                packet_out(output(OFPP_CONTROLLER, 0xffff), want, xid=30) +
+                message(20, xid=31))
+    before = until_reply(c, 21, 31)
+    sent = port_tx().get(2, 0) - base.get(2, 0)
+    errors = [c.error_of(m) for m in before if m[1] == 1]
+    check(sent == burst and not errors, "a burst of %d PACKET_OUTs sent "
+          "before the BARRIER_REPLY, none refused: %d sent, errors %s"
+          % (burst, sent, errors))
+    pins = [m for m in before if m[1] == 10]
+    check(len(pins) == 1 and pins[0].endswith(b"\0\0" + want),
+          "PACKET_OUT to CONTROLLER: its PACKET_IN, the whole frame, "
+          "before the BARRIER_REPLY: %r" % before)
 
 
 def main():
