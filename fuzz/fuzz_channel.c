@@ -6,17 +6,21 @@
  * and loose modify and delete, flow and table statistics. Each input is
  * what a controller sends after the HELLOs, on a connection of its own to
  * a channel listening on 127.0.0.1 (port 0: the kernel's choice), serving
- * a datapath of 4 ports that carries no traffic; the controller then
- * closes its side and reads to the end. Must hold: no crash, leak or hang;
- * the switch sends only whole OpenFlow 1.3 messages; afterwards, on a new
+ * a datapath of 4 simulated ports (tests/simio.c) that receive nothing,
+ * with its PMD thread running the PACKET_OUTs; the controller then closes
+ * its side and reads to the end. Must hold: no crash, leak or hang; the
+ * switch sends only whole OpenFlow 1.3 messages; afterwards, on a new
  * connection, flow statistics list every rule the datapath holds, and a
  * DELETE of every rule leaves none (which is also how every input starts
- * from an empty table without a new channel).
+ * from an empty table without a new channel); once that BARRIER is
+ * answered, every PACKET_OUT's frame has been sent, dropped or sent to
+ * the controller (no packet buffer is held) and the counters conserve.
  */
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +30,15 @@
 #include "cli/openflow.h"
 #include "fuzzlib.h"
 #include "simdpath/openflow.h"
+#include "simio.h"
 
-#define N_PORTS   4
+#define N_PORTS   SP_SIM_MAX_PORTS
 #define REPLY_MAX (1 << 26)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct sp_dp *dp;
+static pthread_t pmd;
 static unsigned port;
 
 static void __attribute__((noreturn)) fail(const char *what)
@@ -248,6 +254,28 @@ static const uint8_t flow_stats_then_barrier[] = {
 _Static_assert(sizeof flow_stats_then_barrier == 56 + SP_OFP_HEADER_LEN,
                "a flow statistics request is 56 bytes");
 
+/* What the PACKET_OUTs before the last BARRIER did is done: their frames
+ * sent, dropped or taken to the controller, each counted once. */
+static void
+check_packet_outs_done(void)
+{
+    struct sp_sim_balance b = sp_sim_balance(dp);
+
+    if (__atomic_load_n(&sp_sim.live_buffers, __ATOMIC_ACQUIRE)) {
+        fprintf(stderr, "fuzz_channel: %ld packet buffers held\n",
+                sp_sim.live_buffers);
+        fail("a packet buffer is held after a BARRIER_REPLY");
+    }
+    if (b.in != b.out + b.drops) {
+        fprintf(stderr,
+                "fuzz_channel: rx + copies + packet_out %llu != tx + "
+                "packet_in %llu + drops %llu\n",
+                (unsigned long long)b.in, (unsigned long long)b.out,
+                (unsigned long long)b.drops);
+        fail("the counters do not conserve");
+    }
+}
+
 /* Flow statistics must list the datapath's rules, then a DELETE of every
  * rule must leave none. */
 static void
@@ -289,18 +317,45 @@ check_and_empty(void)
         fprintf(stderr, "fuzz_channel: %u rules left\n", sp_dp_flow_count(dp));
         fail("a DELETE of every rule left some");
     }
+    check_packet_outs_done();
 }
 
-/* A datapath and its OpenFlow channel. */
+static void *
+pmd_thread(void *arg)
+{
+    (void)arg;
+    sp_dp_pmd_run(dp, 0);
+    return NULL;
+}
+
+static void
+pmd_stop(void)
+{
+    sp_dp_stop(dp);
+    pthread_join(pmd, NULL);
+}
+
+/* A datapath, its PMD thread and its OpenFlow channel, started in that
+ * order as simdpath run starts them, and stopped the other way round. */
 static void
 serve(void)
 {
     static const struct sp_dp_config config = {
-        .n_ports = N_PORTS, .n_pmds = 1, .n_rxq = 1};
+        .n_ports = N_PORTS, .n_pmds = 1, .n_rxq = 1, .emc_insert_inv_prob = 1};
     struct sp_of_channel_config c = {0};
     struct sp_err err;
 
-    dp = sp_fuzz_dp_create(N_PORTS);
+    /* malloc'd buffers, so that ASan sees a use after free. */
+    sp_sim_init(0, false, false);
+    dp = sp_dp_create(&config, &sp_sim_io, &err);
+    if (!dp) {
+        fprintf(stderr, "fuzz_channel: %s\n", err.msg);
+        abort();
+    }
+    if (pthread_create(&pmd, NULL, pmd_thread, NULL)) {
+        fail("cannot start a PMD thread");
+    }
+    sp_dp_wait_running(dp);
     if (sp_of_channel_parse_listen("ptcp:0", &c, &err) ||
         sp_of_channel_open(&c, &err) ||
         sp_of_channel_start(dp, &config, &err)) {
@@ -309,6 +364,7 @@ serve(void)
     }
     port = sp_of_channel_listen_port();
     atexit(sp_of_channel_stop);
+    atexit(pmd_stop); /* runs first */
 }
 
 int

@@ -271,3 +271,21 @@ sp_sim_polls(void)
 {
     return __atomic_load_n(&sp_sim.polls, __ATOMIC_ACQUIRE);
 }
+
+struct sp_sim_balance
+sp_sim_balance(struct sp_dp *dp)
+{
+    struct sp_sim_balance b = {0};
+
+    for (unsigned p = 0; p <= SP_SIM_MAX_PORTS; p++) {
+        struct sp_dp_port_stats s;
+
+        sp_dp_port_stats(dp, p, &s);
+        b.in += s.rx + s.copies + s.packet_out;
+        b.out += s.tx + s.packet_in;
+        for (unsigned r = 0; r < SP_DP_DROP_COUNT; r++) {
+            b.drops += s.drops[r];
+        }
+    }
+    return b;
+}

@@ -78,4 +78,12 @@ void sp_sim_fini(void);
  * what each did before its last poll is seen after. */
 uint64_t sp_sim_polls(void);
 
+/* The datapath's counters over its ports and the controller's (0): what
+ * came in (rx + copies + packet_out), what left (tx + packet_in) and the
+ * drops; in = out + drops when they conserve. */
+struct sp_sim_balance {
+    uint64_t in, out, drops;
+};
+struct sp_sim_balance sp_sim_balance(struct sp_dp *dp);
+
 #endif /* SP_SIMIO_H */

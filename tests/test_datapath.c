@@ -268,25 +268,15 @@ run_to_end(struct sp_dp *dp)
 static uint64_t
 assert_conserved(struct sp_dp *dp)
 {
-    uint64_t in = 0, out = 0, drops = 0;
+    struct sp_sim_balance b = sp_sim_balance(dp);
 
-    for (unsigned p = 0; p <= SP_SIM_MAX_PORTS; p++) {
-        struct sp_dp_port_stats s;
-
-        sp_dp_port_stats(dp, p, &s);
-        in += s.rx + s.copies + s.packet_out;
-        out += s.tx + s.packet_in;
-        for (unsigned r = 0; r < SP_DP_DROP_COUNT; r++) {
-            drops += s.drops[r];
-        }
-    }
-    if (in != out + drops) {
+    if (b.in != b.out + b.drops) {
         fail_msg("counters: rx + copies + packet_out %llu != tx + "
                  "packet_in %llu + drops %llu",
-                 (unsigned long long)in, (unsigned long long)out,
-                 (unsigned long long)drops);
+                 (unsigned long long)b.in, (unsigned long long)b.out,
+                 (unsigned long long)b.drops);
     }
-    return drops;
+    return b.drops;
 }
 
 static const char *const forwarding_rules[] = {

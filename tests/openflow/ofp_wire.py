@@ -8,6 +8,7 @@ import struct
 
 OFP_VERSION = 4  # OpenFlow 1.3
 OFP_NO_BUFFER = 0xffffffff  # buffer_id: the frame is in the message
+OFPP_TABLE = 0xfffffff9
 OFPP_CONTROLLER = 0xfffffffd
 OFPP_ANY = 0xffffffff
 OFPG_ANY = 0xffffffff
