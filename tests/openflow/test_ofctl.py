@@ -283,6 +283,27 @@ def test_ofctl(proc):
     check("FLOOD" not in p.stdout, "out_port=2 is not a FLOOD: " + p.stdout)
     ofctl("del-flows", TARGET, "out_port=flood")
     check(flows_text() == [], "del-flows out_port=flood removes it")
+
+    # ovs-ofctl packet-out returns on the BARRIER_REPLY after it: by then
+    # the frame has left, once per PACKET_OUT; actions its headers cannot
+    # take, or a port that is not there, are refused.
+    pkt = frame(17, [10, 0, 0, 9], 1234, 53).hex()
+    t1 = port_tx()
+    for _ in range(3):
+        ofctl("packet-out", TARGET,
+              "in_port=1 packet=%s actions=output:2,output:3" % pkt)
+    t2 = port_tx()
+    sent = (t2.get(2, 0) - t1.get(2, 0), t2.get(3, 0) - t1.get(3, 0))
+    check(sent == (3, 3), "3 ovs-ofctl packet-outs to ports 2 and 3 sent "
+          "by the time each returned: %s" % (sent,))
+    for actions, err in (("output:9", "OFPBAC_BAD_OUT_PORT"),
+                         ("set_field:80->tcp_dst,output:2",
+                          "OFPBAC_MATCH_INCONSISTENT")):
+        p = ofctl("packet-out", TARGET,
+                  "in_port=1 packet=%s actions=%s" % (pkt, actions),
+                  check_rc=False)
+        check(p.returncode != 0 and err in p.stderr,
+              "ovs-ofctl packet-out actions=%s: %s" % (actions, p.stderr))
     check(proc.poll() is None, "simdpath still runs")
 
 
