@@ -10,9 +10,10 @@
  * with its PMD thread running the PACKET_OUTs; the controller then closes
  * its side and reads to the end. Must hold: no crash, leak or hang; the
  * switch sends only whole OpenFlow 1.3 messages; afterwards, on a new
- * connection, flow statistics list every rule the datapath holds, and a
- * DELETE of every rule leaves none (which is also how every input starts
- * from an empty table without a new channel); once that BARRIER is
+ * connection that gets no PACKET_IN (none from before it was made), flow
+ * statistics list every rule the datapath holds, and a DELETE of every
+ * rule leaves none (which is also how every input starts from an empty
+ * table without a new channel); once that BARRIER is
  * answered, every PACKET_OUT's frame has been sent, dropped or sent to
  * the controller (no packet buffer is held) and the counters conserve.
  */
@@ -189,7 +190,9 @@ exchange(const uint8_t *data, size_t size)
 }
 
 /* Reads messages until the BARRIER_REPLY of 'xid'; returns how many flow
- * statistics entries came before it. */
+ * statistics entries came before it. This connection sends no PACKET_OUT
+ * and the ports receive nothing: a PACKET_IN would be one queued before
+ * it connected. */
 static size_t
 until_barrier(int fd, uint32_t xid)
 {
@@ -213,6 +216,9 @@ until_barrier(int fd, uint32_t xid)
 
             if (buf[1] == SP_OFPT_BARRIER_REPLY && id == xid) {
                 return entries;
+            }
+            if (buf[1] == SP_OFPT_PACKET_IN) {
+                fail("a PACKET_IN from before the connection");
             }
             /* OFPMP_FLOW's entries: each starts with its length. */
             while (buf[1] == SP_OFPT_MULTIPART_REPLY && !buf[8] &&

@@ -1071,6 +1071,14 @@ close_conn(unsigned i)
     sp_of_session_free(&c->s);
     ch.conns[i] = ch.conns[--ch.n_conns];
     packet_in_update();
+    if (!ch.n_conns) {
+        /* As OVS drops what a closed connection had not sent: a
+         * controller that connects later gets no PACKET_IN queued before
+         * it. Once the PMDs are past their look at the flag, what they
+         * queued is given back by sending it to no connection. */
+        sp_dp_sync(ch.dp);
+        packet_in_send();
+    }
 }
 
 static void
