@@ -131,8 +131,7 @@ enum {
 };
 
 enum { SP_OFPSCFC_BAD_FLAGS = 0, SP_OFPSCFC_BAD_LEN = 1 };
-enum { SP_OFPGMFC_EPERM = 13 };
-enum { SP_OFPMMFC_INVALID_METER = 1 };
+enum { SP_OFPMMFC_INVALID_METER = 2 };
 enum {
     SP_OFPPMFC_BAD_PORT = 0,
     SP_OFPPMFC_BAD_HW_ADDR = 1,

@@ -257,7 +257,12 @@ def test_ofctl(proc):
     for rule, err in (("actions=LOCAL", "OFPBAC_BAD_OUT_PORT"),
                       ("table=1,actions=drop", "OFPFMFC_BAD_TABLE_ID"),
                       ("actions=group:1", "OFPBAC_BAD_OUT_GROUP"),
-                      ("actions=output:9", "OFPBAC_BAD_OUT_PORT")):
+                      ("actions=output:9", "OFPBAC_BAD_OUT_PORT"),
+                      ("actions=meter:1,output:2", "OFPMMFC_INVALID_METER"),
+                      ("actions=goto_table:1", "OFPBIC_BAD_TABLE_ID"),
+                      ("actions=write_actions(output:2)",
+                       "OFPBIC_UNSUP_INST"),
+                      ("actions=set_queue:1,output:2", "OFPBAC_BAD_QUEUE")):
         p = ofctl("add-flow", TARGET, rule, check_rc=False)
         check(p.returncode != 0 and err in p.stderr,
               "add-flow %s: %s" % (rule, p.stderr))
