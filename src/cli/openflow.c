@@ -402,13 +402,21 @@ static int
 add_rule(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
 {
     char text[SP_OF_RULE_TEXT_MAX];
+    uint32_t priority = fm->priority;
+    struct sp_dp_flow_stats stats;
+    unsigned modified;
     struct sp_err e;
+    bool found;
 
     sp_of_rule_text(text, sizeof text, &fm->match, fm->priority, fm->actions);
     /* An ADD replaces a rule with the same match and priority (OpenFlow
-     * 1.3, 6.4): there is none when the delete fails. */
-    sp_dp_flow_del(ch.dp, text, &e);
-    if (sp_dp_flow_add(ch.dp, text, &e)) {
+     * 1.3, 6.4); as ovs-vswitchd, in place, so that no packet finds it
+     * gone, and with its counters unless RESET_COUNTS. */
+    sp_dp_flows_stats_exact(ch.dp, &fm->match, &priority, 1, &stats, &found);
+    if (found
+            ? sp_dp_flow_mod(ch.dp, text, true,
+                             fm->flags & SP_OFPFF_RESET_COUNTS, &modified, &e)
+            : sp_dp_flow_add(ch.dp, text, &e)) {
         return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,
                           "%.150s", e.msg);
     }
