@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/openflow.h"
 #include "fuzzlib.h"
 #include "simdpath/openflow.h"
@@ -37,6 +38,14 @@
 #define REPLY_MAX (1 << 26)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* main.c's, which the fuzzer's main replaces; only a --controller
+ * connection's probe logs. */
+void
+sp_cli_log(enum sp_log_level level, const char *fmt, ...)
+{
+    (void)level, (void)fmt;
+}
 
 static struct sp_dp *dp;
 static pthread_t pmd;

@@ -376,6 +376,9 @@ enum {
 
 /* Queues a PORT_STATUS for port p (p->port_no set), with its description
  * as PORT_DESC gives it. Returns -1 when out of memory. */
+/* Queues an ECHO_REQUEST (an inactivity probe); -1 when the output has
+ * no room. */
+int sp_of_session_echo_request(struct sp_of_session *s);
 int sp_of_session_port_status(struct sp_of_session *s,
                               const struct sp_of_port *p, uint8_t reason);
 

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/openflow.h"
 #include "simdpath/datapath.h"
 #include "simdpath/io.h"
@@ -52,6 +53,9 @@ struct conn {
     int fd;
     bool controller; /* the --controller connection */
     bool eof;        /* the peer closed its side: replies go on, then close */
+    /* When the peer last sent anything, and when the probe that went
+     * unanswered since was sent (0: none). */
+    uint64_t heard_ms, probed_ms;
     struct sp_of_session s;
 };
 
@@ -65,6 +69,7 @@ struct channel {
     int listen_fd;
     /* --controller */
     char ctrl_host[256], ctrl_port[8];
+    unsigned probe_ms;
     int ctrl_fd;  /* connecting, or -1 */
     bool ctrl_up; /* a connection in conns[] */
     uint64_t ctrl_next_ms;
@@ -981,6 +986,26 @@ sp_of_channel_parse_fail_mode(const char *mode, struct sp_err *err)
     return 0;
 }
 
+int
+sp_of_channel_parse_probe(const char *ms, struct sp_of_channel_config *c,
+                          struct sp_err *err)
+{
+    char *end;
+    unsigned long v;
+
+    errno = 0;
+    v = strtoul(ms, &end, 10);
+    if (ms[0] < '0' || ms[0] > '9' || *end || errno ||
+        (v && (v < 1000 || v > 3600000))) {
+        return sp_err_set(err,
+                          "--inactivity-probe: '%s'; expected milliseconds, "
+                          "0 (no probe) or 1000 to 3600000",
+                          ms);
+    }
+    c->probe_ms = (unsigned)v;
+    return 0;
+}
+
 /* ---- sockets ---- */
 
 static int
@@ -1002,6 +1027,7 @@ sp_of_channel_open(const struct sp_of_channel_config *c, struct sp_err *err)
 
     memcpy(ch.ctrl_host, c->ctrl_host, sizeof ch.ctrl_host);
     memcpy(ch.ctrl_port, c->ctrl_port, sizeof ch.ctrl_port);
+    ch.probe_ms = c->probe_ms;
     if (!c->listen) {
         return 0;
     }
@@ -1053,6 +1079,8 @@ add_conn(int fd, bool controller)
     c->fd = fd;
     c->controller = controller;
     c->eof = false;
+    c->heard_ms = now_ms();
+    c->probed_ms = 0;
     sp_of_session_init(&c->s, &ch.sw);
     packet_in_update();
 }
@@ -1148,7 +1176,33 @@ conn_read(struct conn *c)
         return false;
     }
     if (n > 0) {
+        c->heard_ms = now_ms();
+        c->probed_ms = 0;
         sp_of_session_input(&c->s, buf, (size_t)n);
+    }
+    return true;
+}
+
+/* As ovs-vswitchd's inactivity probe of its controller: a controller that
+ * went silent (its host gone, the network cut) is noticed and connected
+ * to again, where TCP alone could wait for many minutes. False when the
+ * connection is to close. */
+static bool
+conn_probe(struct conn *c, uint64_t now)
+{
+    if (!ch.probe_ms || !c->controller || c->eof) {
+        return true;
+    }
+    if (c->probed_ms && now - c->probed_ms >= ch.probe_ms) {
+        sp_cli_log(SP_LOG_WARNING,
+                   "OpenFlow: controller tcp:%s:%s: no reply to an echo "
+                   "request in %u ms; connecting again",
+                   ch.ctrl_host, ch.ctrl_port, ch.probe_ms);
+        return false;
+    }
+    if (!c->probed_ms && now - c->heard_ms >= ch.probe_ms &&
+        !sp_of_session_echo_request(&c->s)) {
+        c->probed_ms = now;
     }
     return true;
 }
@@ -1234,6 +1288,7 @@ channel_thread(void *arg)
             if (keep && !c->eof && (p->revents & (POLLIN | POLLHUP))) {
                 keep = conn_read(c);
             }
+            keep = keep && conn_probe(c, now_ms());
             /* An empty output after a write or a read means the session
              * has nothing more to say (conn_write resumes it). */
             if (!keep || ((c->s.closing || c->eof) && !c->s.out.len)) {

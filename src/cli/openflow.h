@@ -15,10 +15,17 @@ struct sp_of_channel_config {
     char listen_ip[64], listen_port[8];
     bool controller;
     char ctrl_host[256], ctrl_port[8];
+    /* --inactivity-probe: after this long with nothing from the
+     * controller an ECHO_REQUEST, after as long again with still nothing
+     * a new connection; 0: never. */
+    unsigned probe_ms;
 };
 
+#define SP_OF_PROBE_DEFAULT_MS 5000
+
 /* The option values: --openflow ptcp:PORT[:IP] (IP defaults to
- * 127.0.0.1), --controller tcp:HOST:PORT, --fail-mode secure. Return 0,
+ * 127.0.0.1), --controller tcp:HOST:PORT, --fail-mode secure,
+ * --inactivity-probe MS. Return 0,
  * or -1 with err naming the option and value. */
 int sp_of_channel_parse_listen(const char *spec,
                                struct sp_of_channel_config *c,
@@ -27,6 +34,9 @@ int sp_of_channel_parse_controller(const char *spec,
                                    struct sp_of_channel_config *c,
                                    struct sp_err *err);
 int sp_of_channel_parse_fail_mode(const char *mode, struct sp_err *err);
+/* --inactivity-probe MS: 0, or 1000 to 3600000. */
+int sp_of_channel_parse_probe(const char *ms, struct sp_of_channel_config *c,
+                              struct sp_err *err);
 
 /* Binds the listening socket (before EAL starts, so a bad address starts
  * nothing). */

@@ -88,6 +88,10 @@ static const char run_usage[] =
     "                         after 1 to 8 s when the connection ends\n"
     "  --fail-mode secure     rules stay while no controller is connected\n"
     "                         (the only mode)\n"
+    "  --inactivity-probe MS  with nothing from the controller for MS\n"
+    "                         milliseconds, send it an echo request;\n"
+    "                         with no reply in as long again, connect\n"
+    "                         anew (default 5000, as OVS; 0: never)\n"
     "  --duration SECONDS     stop after this long (default 0: no limit)\n"
     "  --exit-when-idle MS    stop once no packet arrived for MS\n"
     "                         milliseconds (default 0: never; the demo\n"
@@ -231,6 +235,7 @@ parse_options(int argc, char **argv, struct run_options *o)
         OPT_OPENFLOW,
         OPT_CONTROLLER,
         OPT_FAIL_MODE,
+        OPT_PROBE,
         OPT_PMD_CPUS,
         OPT_MAIN_CPU,
         OPT_MTU,
@@ -256,6 +261,7 @@ parse_options(int argc, char **argv, struct run_options *o)
         {"openflow", required_argument, NULL, OPT_OPENFLOW},
         {"controller", required_argument, NULL, OPT_CONTROLLER},
         {"fail-mode", required_argument, NULL, OPT_FAIL_MODE},
+        {"inactivity-probe", required_argument, NULL, OPT_PROBE},
         {"pmd-perf", no_argument, NULL, OPT_PERF},
         {"mbufs", required_argument, NULL, OPT_MBUFS},
         {"rxd", required_argument, NULL, OPT_RXD},
@@ -272,6 +278,7 @@ parse_options(int argc, char **argv, struct run_options *o)
     o->main_cpu = -1;
     o->dp.emc_entries = SP_DP_DEFAULT_EMC_ENTRIES;
     o->dp.emc_insert_inv_prob = SP_DP_DEFAULT_EMC_INV_PROB;
+    o->openflow.probe_ms = SP_OF_PROBE_DEFAULT_MS;
     o->ctl_path = sp_ctl_default_path();
     if (sp_cli_config_expand(&argc, &argv, "h", options, OPT_CONFIG)) {
         return -1;
@@ -368,11 +375,13 @@ parse_options(int argc, char **argv, struct run_options *o)
         case OPT_OPENFLOW:
         case OPT_CONTROLLER:
         case OPT_FAIL_MODE:
+        case OPT_PROBE:
             if (opt == OPT_OPENFLOW
                     ? sp_of_channel_parse_listen(optarg, &o->openflow, &err)
-                : opt == OPT_CONTROLLER
-                    ? sp_of_channel_parse_controller(optarg, &o->openflow,
-                                                     &err)
+                : opt == OPT_CONTROLLER ? sp_of_channel_parse_controller(
+                                              optarg, &o->openflow, &err)
+                : opt == OPT_PROBE
+                    ? sp_of_channel_parse_probe(optarg, &o->openflow, &err)
                     : sp_of_channel_parse_fail_mode(optarg, &err)) {
                 sp_cli_error("run", "%s", err.msg);
                 return -1;

@@ -881,6 +881,62 @@ def test_packet_path(c):
           "before the BARRIER_REPLY: %r" % before)
 
 
+def test_probe(ctrl):
+    """--inactivity-probe 1000, as OVS probes its controller: after a
+    second with nothing from the controller the switch sends an
+    ECHO_REQUEST; answered, the connection stays; unanswered, the switch
+    closes it, logs why, and connects again. Values it cannot take are
+    refused by name before anything starts."""
+    for bad in ("999", "3600001", "x", "-1", ""):
+        p = subprocess.run([EXE, "run", "--port", "net_null0",
+                            "--inactivity-probe", bad],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 2 and
+              "--inactivity-probe: '%s'" % bad in p.stderr,
+              "--inactivity-probe %r: exit 2 naming it: %d %s"
+              % (bad, p.returncode, p.stderr))
+    proc = subprocess.Popen(
+        [EXE, "run", "--port", "net_null0,no-rx=1",
+         "--flows", os.path.join(WORK, "flows.txt"),
+         "--ctl", os.path.join(WORK, "probe.sock"),
+         "--controller", "tcp:127.0.0.1:%d" % ctrl.getsockname()[1],
+         "--inactivity-probe", "1000", "--duration", "600", "--",
+         "--file-prefix=simdpath-probe%d" % os.getpid()],
+        cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        c = accept_switch(ctrl)
+        answered = 0
+        while c is not None and answered < 3:
+            m = c.recv()
+            if m is None:
+                break
+            if m[1] == 2:
+                c.s.sendall(message(3, m[8:],
+                                    xid=struct.unpack("!I", m[4:8])[0]))
+                answered += 1
+        check(answered == 3, "3 echo requests of the switch answered on "
+              "one connection: %d" % answered)
+        kinds = []
+        while c is not None:
+            m = c.recv()
+            if m is None:
+                break
+            kinds.append(m[1])
+        check(kinds == [2], "unanswered: one more echo request, then the "
+              "switch closes the connection: %s" % kinds)
+        check(accept_switch(ctrl) is not None,
+              "the switch connects to the controller again")
+        proc.terminate()
+        out, err = proc.communicate(timeout=CAP)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    check(proc.returncode == 0 and
+          "no reply to an echo request in 1000 ms" in err,
+          "simdpath exits 0 and logs the probe's disconnect: " + err[-800:])
+
+
 def main():
     global PORT, TARGET
     if not OFCTL:
@@ -904,6 +960,9 @@ def main():
          "--flows", flows, "--ctl", CTL, "--openflow", "ptcp:0",
          "--controller", "tcp:127.0.0.1:%d" % ctrl.getsockname()[1],
          "--fail-mode", "secure",
+         # The controller socket takes the switch's connection long
+         # before test_controller reads it: no probe (test_probe's run).
+         "--inactivity-probe", "0",
          "--duration", "600", "--", "--file-prefix=simdpath-of%d"
          % os.getpid()],
         cwd=WORK, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -929,6 +988,7 @@ def main():
     check(proc.returncode == 0, "simdpath exits 0: " + err[-800:])
     check(conserved(counters(out)), "counters conserve: " + out[-800:])
     check(no_leak(out), "no mbuf leaked: " + out[-300:])
+    test_probe(ctrl)
     shutil.rmtree(WORK, ignore_errors=True)
     print("openflow: %d passed, %d failed" % (RESULTS["passed"],
                                              RESULTS["failed"]))
