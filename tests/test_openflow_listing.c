@@ -3,9 +3,10 @@
  * The OpenFlow channel's switch (src/cli/openflow.c, without its sockets)
  * over a real datapath: a flow stats request, an aggregate one, a loose
  * MODIFY and a loose DELETE of many rules take heap in proportion to
- * what they answer, not a listing of every rule. The heap is counted by
- * wrapping the allocator (-Wl,--wrap), so the bound holds under ASan and
- * valgrind too.
+ * what they answer, not a listing of every rule; and what it keeps of a
+ * rule beside the datapath is not taken for a rule ctl added again. The heap
+ * is counted by wrapping the allocator (-Wl,--wrap), so the bound holds under
+ * ASan and valgrind too.
  */
 #include "cli/openflow.c"
 
@@ -220,15 +221,17 @@ close_channel(struct sp_of_session *s)
     ch.dp = NULL;
 }
 
-/* A FLOW_MOD (xid and cookie i) with these actions, of rule i (priority
- * 100, nw_dst 10.0.0.0 + i) or, without with_match, of every rule. */
+/* A FLOW_MOD (xid and cookie i) with these actions and hard timeout, of
+ * rule i (priority 100, nw_dst 10.0.0.0 + i) or, without with_match, of
+ * every rule. */
 static void
 flow_mod(struct sp_of_session *s, uint8_t command, unsigned i,
-         const char *actions, bool with_match)
+         const char *actions, bool with_match, uint16_t hard_timeout)
 {
     struct sp_of_flow_mod fm = {
         .command = command,
         .priority = 100,
+        .hard_timeout = hard_timeout,
         .buffer_id = SP_OFP_NO_BUFFER,
         .out_port = SP_OFPP_ANY,
         .out_group = SP_OFPG_ANY,
@@ -328,7 +331,7 @@ test_listing_heap(void **state)
     (void)state;
     open_channel(&s);
     for (unsigned i = 0; i < N; i++) {
-        flow_mod(&s, SP_OFPFC_ADD, i, "output:1", true);
+        flow_mod(&s, SP_OFPFC_ADD, i, "output:1", true, 0);
     }
     drain(&s, &bytes, &errors);
     assert_int_equal(errors, 0);
@@ -355,7 +358,7 @@ test_listing_heap(void **state)
     assert_true(heap < 16LL * N + 64 * 1024);
 
     count_start();
-    flow_mod(&s, SP_OFPFC_MODIFY, 0, "output:2", false);
+    flow_mod(&s, SP_OFPFC_MODIFY, 0, "output:2", false, 0);
     drain(&s, &bytes, &errors);
     heap = count_stop();
     print_message("modify: %lld bytes of heap\n", heap);
@@ -368,7 +371,7 @@ test_listing_heap(void **state)
     assert_int_equal(outputs, N);
 
     count_start();
-    flow_mod(&s, SP_OFPFC_DELETE, 0, "", false);
+    flow_mod(&s, SP_OFPFC_DELETE, 0, "", false, 0);
     drain(&s, &bytes, &errors);
     heap = count_stop();
     print_message("delete: %lld bytes of heap\n", heap);
@@ -379,11 +382,70 @@ test_listing_heap(void **state)
     close_channel(&s);
 }
 
+/* As if the hard timeout of the meta of rule i (10.0.0.0 + i, priority
+ * 100) had passed twice over. */
+static void
+age(unsigned i)
+{
+    char match[64];
+    struct sp_match m;
+    struct meta *e;
+
+    snprintf(match, sizeof match, "ip,nw_dst=10.0.0.%u", i);
+    m = sp_test_match(match, NULL);
+    e = meta_find(&m, 100);
+    assert_non_null(e);
+    e->modified_ms -= 10 * 1000;
+}
+
+/* A rule from OpenFlow, deleted through ctl and added again through ctl
+ * with the same match and priority, is ctl's: the OpenFlow rule's cookie
+ * and hard timeout left in the meta table must not expire it (they did:
+ * the rule the operator added went 5 s later) nor show in a listing;
+ * another OpenFlow rule still expires. */
+static void
+test_rule_added_again_by_ctl(void **state)
+{
+    static const char *const again = "priority=100,ip,nw_dst=10.0.0.1,"
+                                     "actions=output:2";
+    struct sp_of_session s;
+    struct sp_err err;
+    const uint8_t *entry;
+    size_t bytes;
+    unsigned errors = 0;
+
+    (void)state;
+    open_channel(&s);
+    flow_mod(&s, SP_OFPFC_ADD, 1, "output:1", true, 5);
+    flow_mod(&s, SP_OFPFC_ADD, 2, "output:1", true, 5);
+    drain(&s, &bytes, &errors);
+    assert_int_equal(errors, 0);
+    assert_int_equal(sp_dp_flow_del(ch.dp, again, &err), 0);
+    assert_int_equal(sp_dp_flow_add(ch.dp, again, &err), 0);
+    age(1);
+    age(2);
+    expire_rules();
+    /* 10.0.0.2's rule expired; ctl's 10.0.0.1 stays, without OpenFlow's
+     * cookie and timeout. */
+    assert_int_equal(sp_dp_flow_count(ch.dp), 1);
+    stats_request(&s, SP_OFPMP_FLOW);
+    assert_non_null(s.out.data);
+    assert_int_equal(s.out.data[1], SP_OFPT_MULTIPART_REPLY);
+    entry = s.out.data + 16;
+    assert_int_equal(sp_of_get16(entry + 12), 100); /* priority */
+    assert_int_equal(sp_of_get16(entry + 16), 0);   /* hard_timeout */
+    assert_int_equal(sp_of_get64(entry + 24), 0);   /* cookie */
+    assert_int_equal(drain(&s, &bytes, &errors), 1);
+    assert_int_equal(errors, 0);
+    close_channel(&s);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_listing_heap),
+        cmocka_unit_test(test_rule_added_again_by_ctl),
     };
 
     sp_sim_init(0, false, true);

@@ -185,10 +185,13 @@ int sp_dp_flows_dump(struct sp_dp *dp, FILE *out);
  * threads (flow-dump's n_packets and n_bytes), and its ages in seconds
  * (flow-dump's duration and idle_age, unrounded): since it was added, and
  * since the last burst of any PMD with a packet of it (since it was added
- * if none; never more than duration). */
+ * if none; never more than duration); and which rule it is: no other rule
+ * of the datapath, before or after, has its id, so a rule deleted and
+ * added again with the same match and priority is told apart. */
 struct sp_dp_flow_stats {
     uint64_t packets, bytes;
     double duration, idle_age;
+    uint64_t id;
 };
 /* Calls fn for every rule in precedence order, while nothing else can
  * delete one (fn must not add or delete rules itself); a rule for which fn

@@ -37,11 +37,14 @@
 
 /* What OpenFlow knows of a rule that the datapath does not keep: cookie,
  * timeouts, flags, when it was added and when last added or modified
- * (its hard timeout's start). Keyed by match and priority. */
+ * (its hard timeout's start). Keyed by match and priority, and valid only
+ * for the datapath rule of rule_id (sp_dp_flow_stats.id): not for one
+ * added again through ctl after a ctl delete. */
 struct meta {
     struct meta *next;
     struct sp_match match;
     uint16_t priority;
+    uint64_t rule_id;
     uint16_t idle_timeout, hard_timeout, flags;
     uint64_t cookie;
     struct timespec added;
@@ -182,7 +185,7 @@ meta_grow(void)
 }
 
 static int
-meta_set(const struct sp_of_flow_mod *fm)
+meta_set(const struct sp_of_flow_mod *fm, uint64_t rule_id)
 {
     struct meta *e;
     struct meta **p;
@@ -197,6 +200,7 @@ meta_set(const struct sp_of_flow_mod *fm)
     }
     e->match = fm->match;
     e->priority = fm->priority;
+    e->rule_id = rule_id;
     e->cookie = fm->cookie;
     e->idle_timeout = fm->idle_timeout;
     e->hard_timeout = fm->hard_timeout;
@@ -226,12 +230,27 @@ meta_free_all(void)
     ch.n_buckets = ch.n_meta = ch.n_timed = 0;
 }
 
+/* The meta of the datapath rule 'id' at this match and priority, if any;
+ * one left by an earlier rule there is dropped. */
+static struct meta *
+meta_of(const struct sp_match *m, uint16_t priority, uint64_t id)
+{
+    struct meta *e = meta_find(m, priority);
+
+    if (e && e->rule_id != id) {
+        meta_remove(m, priority);
+        return NULL;
+    }
+    return e;
+}
+
 /* ---- the switch ---- */
 
 static void
-fill_from_meta(struct sp_of_flow *f, const struct timespec *now)
+fill_from_meta(struct sp_of_flow *f, const struct timespec *now,
+               uint64_t rule_id)
 {
-    const struct meta *e = meta_find(&f->match, f->priority);
+    const struct meta *e = meta_of(&f->match, f->priority, rule_id);
     const struct timespec *since = e ? &e->added : now;
     long ns = now->tv_nsec - since->tv_nsec;
     time_t sec = now->tv_sec - since->tv_sec;
@@ -278,17 +297,17 @@ walk_rule(void *aux, const struct sp_match *match, uint32_t priority,
     f->match = *match;
     f->priority = (uint16_t)priority;
     sp_actions_format(actions, f->actions, sizeof f->actions);
-    e = meta_find(match, f->priority);
+    e = meta_of(match, f->priority, stats->id);
     if (!e) {
         /* A rule from --flows or ctl: its duration counts from when the
          * channel first sees it. */
         struct sp_of_flow_mod fm = {.match = *match, .priority = f->priority};
 
-        meta_set(&fm);
+        meta_set(&fm, stats->id);
     } else {
         e->seen = ch.generation;
     }
-    fill_from_meta(f, &w->now);
+    fill_from_meta(f, &w->now, stats->id);
     f->packets = stats->packets;
     f->bytes = stats->bytes;
     f->idle_age = stats->idle_age;
@@ -425,7 +444,11 @@ add_rule(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
         return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_UNKNOWN,
                           "%.150s", e.msg);
     }
-    if (meta_set(fm)) {
+    if (!found) { /* the id of the rule just added */
+        sp_dp_flows_stats_exact(ch.dp, &fm->match, &priority, 1, &stats,
+                                &found);
+    }
+    if (meta_set(fm, found ? stats.id : 0)) {
         return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_TABLE_FULL,
                           "out of memory");
     }
@@ -481,7 +504,7 @@ strict_flow_mod(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
         f->match = fm->match;
         f->priority = fm->priority;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        fill_from_meta(f, &now);
+        fill_from_meta(f, &now, stats.id);
         f->packets = stats.packets;
         f->bytes = stats.bytes;
     }
@@ -708,15 +731,20 @@ expire_batch(struct meta *const *timed_rules, size_t n, uint64_t now,
         for (size_t i = 0; i < n; i++) {
             struct sp_of_flow *f = &flows[i];
 
+            /* Gone, or deleted and added again through ctl: the meta is
+             * not of the rule there, and goes below. */
+            found[i] = found[i] && timed_rules[i]->rule_id == stats[i].id;
+            reasons[i] = -1;
+            if (!found[i]) {
+                continue;
+            }
             f->match = matches[i];
             f->priority = (uint16_t)priorities[i];
-            fill_from_meta(f, now_ts);
+            fill_from_meta(f, now_ts, stats[i].id);
             f->packets = stats[i].packets;
             f->bytes = stats[i].bytes;
-            reasons[i] =
-                found[i] ? sp_of_flow_expiry(f, timed_rules[i]->modified_ms,
-                                             now, stats[i].idle_age)
-                         : -1;
+            reasons[i] = sp_of_flow_expiry(f, timed_rules[i]->modified_ms, now,
+                                           stats[i].idle_age);
         }
         delete_rules(flows, n, reasons);
         for (size_t i = 0; i < n; i++) {

@@ -88,6 +88,7 @@ struct flow_line {
     uint64_t used;  /* TSC of the last burst with a packet of it; 0: none */
     double created; /* line 0: CLOCK_MONOTONIC seconds */
     uint64_t reset_packets, reset_bytes; /* line 0: sums at the reset */
+    uint64_t id;                         /* line 0: sp_dp_flow_stats.id */
 } __attribute__((aligned(64)));
 
 /* Packets in a row of a burst that matched one rule. */
@@ -162,6 +163,7 @@ struct sp_dp {
     uint64_t perf_clear_gen; /* and by sp_dp_perf_clear() */
     bool profile;            /* sp_dp_perf_enable() */
     unsigned running_pmds;   /* PMD loops running now */
+    uint64_t last_rule_id;   /* atomic: the id of the rule added last */
     /* A TSC reading and the monotonic clock at creation, to turn rule
      * counters' TSC into seconds. */
     uint64_t tsc0;
@@ -1072,6 +1074,7 @@ sp_dp_flow_add(struct sp_dp *dp, const char *text, struct sp_err *err)
     }
     memset(lines, 0, dp->config.n_pmds * sizeof *lines);
     lines[0].created = monotonic_seconds();
+    lines[0].id = __atomic_add_fetch(&dp->last_rule_id, 1, __ATOMIC_RELAXED);
     rule = sp_cls_insert_aux(dp->cls, &spec.match, spec.priority, actions,
                              lines, dp->config.n_pmds * sizeof *lines, err);
     if (!rule) {
@@ -1402,6 +1405,7 @@ rule_flow_stats(struct sp_dp *dp, const struct sp_rule *rule,
     rule_stats(dp, rule, &out->packets, &out->bytes, &used);
     /* A rule added after the clock was read is 0 seconds old. */
     out->duration = c->now > lines[0].created ? c->now - lines[0].created : 0;
+    out->id = lines[0].id;
     idle = !used                        ? out->duration
            : c->hz > 0 && c->tsc > used ? (double)(c->tsc - used) / c->hz
                                         : 0;
