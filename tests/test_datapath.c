@@ -1892,8 +1892,15 @@ take_packet_ins(struct sp_dp *dp, struct taken *t)
 
     for (unsigned i = 0; i < n; i++) {
         const struct sp_dp_packet_in *p = &pins[i];
+        struct sp_dp_flow_stats rule;
+        uint32_t priority = p->priority;
+        bool found;
 
         assert_true(p->rule);
+        /* The rule, which stays while packets are taken, by its id. */
+        sp_dp_flows_stats_exact(dp, &p->match, &priority, 1, &rule, &found);
+        assert_true(found);
+        assert_int_equal(p->rule_id, rule.id);
         if (p->priority == 10) {
             assert_int_equal(p->max_len, 20);
             assert_int_equal(p->match.mask.in_port, 0xffff);

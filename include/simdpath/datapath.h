@@ -246,6 +246,7 @@ struct sp_dp_packet_in {
                             * sp_dp_packet_in_done() */
     struct sp_match match; /* of the rule that sent it */
     uint32_t priority;
+    uint64_t rule_id; /* sp_dp_flow_stats.id of the rule */
     uint16_t max_len; /* output:CONTROLLER's */
     bool rule;        /* false: a PACKET_OUT's actions sent it */
 };

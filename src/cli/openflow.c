@@ -845,7 +845,14 @@ packet_in_send(void)
             struct sp_dp_packet_in *p = &batch[i];
             const struct meta *e =
                 p->rule ? meta_find(&p->match, (uint16_t)p->priority) : NULL;
-            struct sp_of_packet_in pin = {
+            struct sp_of_packet_in pin;
+
+            /* Queued by a rule since deleted (and added again): the meta
+             * is not of it, and stays, as it may be the rule's there now. */
+            if (e && e->rule_id != p->rule_id) {
+                e = NULL;
+            }
+            pin = (struct sp_of_packet_in){
                 .in_port = p->pkt.in_port == SP_DP_PORT_CONTROLLER
                                ? SP_OFPP_CONTROLLER
                                : p->pkt.in_port,

@@ -335,8 +335,11 @@ actions_controller(struct sp_action_ctx *ctx, struct sp_packet *pkt,
     e->max_len = max_len;
     e->rule = pmd->rule != NULL;
     if (pmd->rule) {
+        const struct flow_line *lines = pmd->rule->aux;
+
         e->match = pmd->rule->match;
         e->priority = pmd->rule->priority;
+        e->rule_id = lines[0].id;
     }
     sp_spsc_publish(&pmd->packet_in);
     bump(&pmd->ports[pmd->in_port].packet_in, 1);
