@@ -374,11 +374,10 @@ enum {
 #define SP_OFPPS_LINK_DOWN 0x1
 #define SP_OFPPS_LIVE      0x4
 
+/* Queues an ECHO_REQUEST (an inactivity probe); -1 when out of memory. */
+int sp_of_session_echo_request(struct sp_of_session *s);
 /* Queues a PORT_STATUS for port p (p->port_no set), with its description
  * as PORT_DESC gives it. Returns -1 when out of memory. */
-/* Queues an ECHO_REQUEST (an inactivity probe); -1 when the output has
- * no room. */
-int sp_of_session_echo_request(struct sp_of_session *s);
 int sp_of_session_port_status(struct sp_of_session *s,
                               const struct sp_of_port *p, uint8_t reason);
 

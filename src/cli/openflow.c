@@ -184,7 +184,8 @@ meta_grow(void)
     return 0;
 }
 
-static int
+/* The new entry, or NULL when out of memory. */
+static struct meta *
 meta_set(const struct sp_of_flow_mod *fm, uint64_t rule_id)
 {
     struct meta *e;
@@ -192,11 +193,11 @@ meta_set(const struct sp_of_flow_mod *fm, uint64_t rule_id)
 
     meta_remove(&fm->match, fm->priority);
     if (ch.n_meta >= ch.n_buckets && meta_grow()) {
-        return -1;
+        return NULL;
     }
     e = calloc(1, sizeof *e);
     if (!e) {
-        return -1;
+        return NULL;
     }
     e->match = fm->match;
     e->priority = fm->priority;
@@ -213,7 +214,7 @@ meta_set(const struct sp_of_flow_mod *fm, uint64_t rule_id)
     *p = e;
     ch.n_meta++;
     ch.n_timed += timed(e);
-    return 0;
+    return e;
 }
 
 static void
@@ -246,11 +247,12 @@ meta_of(const struct sp_match *m, uint16_t priority, uint64_t id)
 
 /* ---- the switch ---- */
 
+/* f's cookie, timeouts, flags and duration from e, the meta of its rule
+ * (NULL: none). */
 static void
 fill_from_meta(struct sp_of_flow *f, const struct timespec *now,
-               uint64_t rule_id)
+               const struct meta *e)
 {
-    const struct meta *e = meta_of(&f->match, f->priority, rule_id);
     const struct timespec *since = e ? &e->added : now;
     long ns = now->tv_nsec - since->tv_nsec;
     time_t sec = now->tv_sec - since->tv_sec;
@@ -303,11 +305,11 @@ walk_rule(void *aux, const struct sp_match *match, uint32_t priority,
          * channel first sees it. */
         struct sp_of_flow_mod fm = {.match = *match, .priority = f->priority};
 
-        meta_set(&fm, stats->id);
+        e = meta_set(&fm, stats->id);
     } else {
         e->seen = ch.generation;
     }
-    fill_from_meta(f, &w->now, stats->id);
+    fill_from_meta(f, &w->now, e);
     f->packets = stats->packets;
     f->bytes = stats->bytes;
     f->idle_age = stats->idle_age;
@@ -448,7 +450,7 @@ add_rule(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
         sp_dp_flows_stats_exact(ch.dp, &fm->match, &priority, 1, &stats,
                                 &found);
     }
-    if (meta_set(fm, found ? stats.id : 0)) {
+    if (!meta_set(fm, found ? stats.id : 0)) {
         return sp_of_fail(err, SP_OFPET_FLOW_MOD_FAILED, SP_OFPFMFC_TABLE_FULL,
                           "out of memory");
     }
@@ -504,7 +506,7 @@ strict_flow_mod(const struct sp_of_flow_mod *fm, struct sp_of_error *err)
         f->match = fm->match;
         f->priority = fm->priority;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        fill_from_meta(f, &now, stats.id);
+        fill_from_meta(f, &now, meta_of(&f->match, f->priority, stats.id));
         f->packets = stats.packets;
         f->bytes = stats.bytes;
     }
@@ -740,7 +742,7 @@ expire_batch(struct meta *const *timed_rules, size_t n, uint64_t now,
             }
             f->match = matches[i];
             f->priority = (uint16_t)priorities[i];
-            fill_from_meta(f, now_ts, stats[i].id);
+            fill_from_meta(f, now_ts, timed_rules[i]);
             f->packets = stats[i].packets;
             f->bytes = stats[i].bytes;
             reasons[i] = sp_of_flow_expiry(f, timed_rules[i]->modified_ms, now,

@@ -278,14 +278,7 @@ put_port_desc(struct sp_of_buf *b, const struct sp_of_port *p)
 int
 sp_of_session_echo_request(struct sp_of_session *s)
 {
-    size_t start = s->out.len;
-
-    if (sp_of_header(&s->out, SP_OFPT_ECHO_REQUEST, 0)) {
-        s->out.len = start;
-        return -1;
-    }
-    sp_of_finish(&s->out, start);
-    return 0;
+    return reply_empty(s, SP_OFPT_ECHO_REQUEST, 0);
 }
 
 int
