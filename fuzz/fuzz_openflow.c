@@ -185,6 +185,16 @@ sw_packet_out(void *aux, const struct sp_of_packet_out *po,
     return 0;
 }
 
+/* One session: a new master has no other to demote. */
+static void
+sw_master(void *aux, const struct sp_of_session *s)
+{
+    (void)aux;
+    (void)s;
+}
+
+static struct sp_of_election election;
+
 static const struct sp_of_switch sw = {
     .datapath_id = 0x5350,
     .n_ports = N_PORTS,
@@ -194,6 +204,8 @@ static const struct sp_of_switch sw = {
     .table = sw_table,
     .frame_match = sw_frame_match,
     .packet_out = sw_packet_out,
+    .election = &election,
+    .master = sw_master,
 };
 
 /* Takes the whole messages at the front of s->out: each must be an
@@ -240,6 +252,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data += size != 0;
     size -= size != 0;
 
+    election = (struct sp_of_election){0};
     sp_of_session_init(&s, &sw);
     if (sp_of_session_input(&s, hello, sizeof hello)) {
         fail("session", "", "the HELLO was refused");

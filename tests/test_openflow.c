@@ -127,6 +127,22 @@ fake_packet_out(void *aux, const struct sp_of_packet_out *po,
     return 0;
 }
 
+/* The sessions of a roles test, for the switch to demote. */
+static struct sp_of_session *role_sessions[3];
+static struct sp_of_election election;
+
+static void
+fake_master(void *aux, const struct sp_of_session *s)
+{
+    (void)aux;
+    for (unsigned i = 0; i < 3; i++) {
+        if (role_sessions[i] && role_sessions[i] != s &&
+            role_sessions[i]->role == SP_OFPCR_ROLE_MASTER) {
+            role_sessions[i]->role = SP_OFPCR_ROLE_SLAVE;
+        }
+    }
+}
+
 static struct fake_switch *fsw;
 static struct sp_of_switch sw = {
     .datapath_id = 0x1234,
@@ -137,6 +153,8 @@ static struct sp_of_switch sw = {
     .table = fake_table,
     .frame_match = fake_frame_match,
     .packet_out = fake_packet_out,
+    .election = &election,
+    .master = fake_master,
 };
 
 static int
@@ -1916,6 +1934,229 @@ test_packet_out_session(void **state)
     sp_of_buf_free(&b);
 }
 
+/* Sends a ROLE_REQUEST; returns the reply's role and, in *generation,
+ * its generation_id. */
+static uint32_t
+role_request(struct sp_of_session *s, uint32_t role, uint64_t generation,
+             uint64_t *reply_generation)
+{
+    struct sp_of_buf b = {0};
+    uint8_t reply[64];
+    size_t len;
+
+    sp_of_header(&b, SP_OFPT_ROLE_REQUEST, 0x5151);
+    sp_of_put32(&b, role);
+    sp_of_put32(&b, 0);
+    sp_of_put64(&b, generation);
+    sp_of_finish(&b, 0);
+    assert_int_equal(sp_of_session_input(s, b.data, b.len), 0);
+    sp_of_buf_free(&b);
+    assert_int_equal(pop(s, reply, &len), SP_OFPT_ROLE_REPLY);
+    assert_int_equal(len, 24);
+    assert_int_equal(sp_of_get32(reply + 4), 0x5151);
+    assert_int_equal(s->out.len, 0);
+    *reply_generation = sp_of_get64(reply + 16);
+    return sp_of_get32(reply + 8);
+}
+
+static void
+expect_role_error(struct sp_of_session *s, uint32_t role, uint64_t generation,
+                  uint16_t code)
+{
+    uint8_t msg[24] = {4, SP_OFPT_ROLE_REQUEST, 0, 24, 0, 0, 0, 3};
+
+    for (int i = 0; i < 4; i++) {
+        msg[8 + i] = (uint8_t)(role >> (24 - 8 * i));
+    }
+    for (int i = 0; i < 8; i++) {
+        msg[16 + i] = (uint8_t)(generation >> (56 - 8 * i));
+    }
+    expect_error(s, msg, sizeof msg, SP_OFPET_ROLE_REQUEST_FAILED, code);
+}
+
+/* Which of the three sessions an asynchronous message reached: bit i for
+ * session i (each output emptied). */
+static unsigned
+reached(struct sp_of_session *ss, uint8_t type)
+{
+    unsigned bits = 0;
+
+    for (unsigned i = 0; i < 3; i++) {
+        if (ss[i].out.len) {
+            assert_int_equal(pop(&ss[i], NULL, NULL), type);
+            assert_int_equal(ss[i].out.len, 0);
+            bits |= 1u << i;
+        }
+    }
+    return bits;
+}
+
+static unsigned
+packet_in_reaches(struct sp_of_session *ss, uint8_t reason)
+{
+    struct sp_of_packet_in pin = {1, reason, SP_OFPCML_NO_BUFFER,
+                                  0, frame,  sizeof frame};
+
+    for (unsigned i = 0; i < 3; i++) {
+        assert_int_equal(sp_of_session_packet_in(&ss[i], &pin), 0);
+    }
+    return reached(ss, SP_OFPT_PACKET_IN);
+}
+
+static unsigned
+others_reach(struct sp_of_session *ss, uint8_t type)
+{
+    struct sp_of_flow f = {.priority = 5};
+    struct sp_of_port p = {.port_no = 1};
+
+    for (unsigned i = 0; i < 3; i++) {
+        assert_int_equal(
+            type == SP_OFPT_FLOW_REMOVED
+                ? sp_of_session_flow_removed(&ss[i], &f, SP_OFPRR_DELETE)
+                : sp_of_session_port_status(&ss[i], &p, SP_OFPPR_MODIFY),
+            0);
+    }
+    return reached(ss, type);
+}
+
+/* ROLE_REQUEST as ovs-vswitchd answers it, over three connections of one
+ * switch: the generation_id election (stale ones refused, in wrapping
+ * distance), one master at a time, a slave refused every change but
+ * allowed to read, and the asynchronous messages by role and by
+ * SET_ASYNC's masks. */
+static void
+test_roles(void **state)
+{
+    const uint8_t acts[] = {OUTPUT(2)};
+    uint8_t pm[40] = {4, SP_OFPT_PORT_MOD, 0, 40, 0, 0, 0, 9};
+    const uint8_t get_async[] = {4, SP_OFPT_GET_ASYNC_REQUEST, 0, 8, 0, 0, 0,
+                                 4};
+    uint8_t set_async[32] = {4, SP_OFPT_SET_ASYNC, 0, 32, 0, 0, 0, 5};
+    struct sp_of_session ss[3];
+    struct sp_of_buf b = {0};
+    uint8_t msg[64];
+    uint64_t gen;
+    size_t len;
+
+    (void)state;
+    election = (struct sp_of_election){0};
+    for (unsigned i = 0; i < 3; i++) {
+        open_session(&ss[i]);
+        role_sessions[i] = &ss[i];
+    }
+    /* At the start: equal, no generation (all ones). */
+    assert_int_equal(role_request(&ss[0], SP_OFPCR_ROLE_NOCHANGE, 9, &gen),
+                     SP_OFPCR_ROLE_EQUAL);
+    assert_true(gen == UINT64_MAX);
+    assert_int_equal(packet_in_reaches(ss, SP_OFPR_ACTION), 7);
+    assert_int_equal(packet_in_reaches(ss, SP_OFPR_NO_MATCH), 7);
+
+    assert_int_equal(role_request(&ss[0], SP_OFPCR_ROLE_MASTER, 5, &gen),
+                     SP_OFPCR_ROLE_MASTER);
+    assert_true(gen == 5);
+    assert_int_equal(role_request(&ss[1], SP_OFPCR_ROLE_SLAVE, 5, &gen),
+                     SP_OFPCR_ROLE_SLAVE);
+    /* An older generation is stale, for a slave too; the role stays. */
+    expect_role_error(&ss[2], SP_OFPCR_ROLE_MASTER, 4, SP_OFPRRFC_STALE);
+    expect_role_error(&ss[2], SP_OFPCR_ROLE_SLAVE, 4, SP_OFPRRFC_STALE);
+    expect_role_error(&ss[2], 4, 6, SP_OFPRRFC_BAD_ROLE);
+    assert_int_equal(ss[2].role, SP_OFPCR_ROLE_EQUAL);
+    assert_int_equal(role_request(&ss[2], SP_OFPCR_ROLE_EQUAL, 0, &gen),
+                     SP_OFPCR_ROLE_EQUAL);
+    assert_true(gen == 5); /* EQUAL carries none and changes none */
+
+    /* Asynchronous messages: the slave takes PORT_STATUS only. */
+    assert_int_equal(packet_in_reaches(ss, SP_OFPR_ACTION), 5);
+    assert_int_equal(others_reach(ss, SP_OFPT_FLOW_REMOVED), 5);
+    assert_int_equal(others_reach(ss, SP_OFPT_PORT_STATUS), 7);
+
+    /* The slave changes nothing, and reads. */
+    fsw->flow_mods = fsw->packet_outs = 0;
+    build_flow_mod(&b, "udp", "output:2", SP_OFPFC_ADD);
+    expect_error(&ss[1], b.data, b.len, SP_OFPET_BAD_REQUEST,
+                 SP_OFPBRC_IS_SLAVE);
+    build_packet_out(&b, SP_OFP_NO_BUFFER, 1, acts, sizeof acts);
+    expect_error(&ss[1], b.data, b.len, SP_OFPET_BAD_REQUEST,
+                 SP_OFPBRC_IS_SLAVE);
+    pm[11] = 2;
+    pm[21] = 2;
+    expect_error(&ss[1], pm, sizeof pm, SP_OFPET_BAD_REQUEST,
+                 SP_OFPBRC_IS_SLAVE);
+    assert_int_equal(fsw->flow_mods + fsw->packet_outs, 0);
+    flow_request(&ss[1], SP_OFPMP_FLOW, SP_OFPTT_ALL, "", SP_OFPP_ANY);
+    assert_int_equal(pop(&ss[1], NULL, NULL), SP_OFPT_MULTIPART_REPLY);
+    assert_int_equal(sp_of_session_input(&ss[0], pm, sizeof pm), 0);
+    assert_int_equal(ss[0].out.len, 0);
+
+    /* A newer master makes the old one a slave; a generation over half
+     * the range ahead wraps, and is then the older. */
+    assert_int_equal(role_request(&ss[2], SP_OFPCR_ROLE_MASTER, 6, &gen),
+                     SP_OFPCR_ROLE_MASTER);
+    assert_int_equal(ss[0].role, SP_OFPCR_ROLE_SLAVE);
+    assert_int_equal(ss[1].role, SP_OFPCR_ROLE_SLAVE);
+    assert_int_equal(packet_in_reaches(ss, SP_OFPR_NO_MATCH), 4);
+    assert_int_equal(role_request(&ss[0], SP_OFPCR_ROLE_MASTER,
+                                  0x8000000000000005ull, &gen),
+                     SP_OFPCR_ROLE_MASTER);
+    assert_int_equal(ss[2].role, SP_OFPCR_ROLE_SLAVE);
+    expect_role_error(&ss[1], SP_OFPCR_ROLE_MASTER, 6, SP_OFPRRFC_STALE);
+    /* Asking for master again keeps it master. */
+    assert_int_equal(role_request(&ss[0], SP_OFPCR_ROLE_MASTER,
+                                  0x8000000000000005ull, &gen),
+                     SP_OFPCR_ROLE_MASTER);
+
+    /* GET_ASYNC: ovs-vswitchd's masks at the start; SET_ASYNC replaces
+     * them, and a slave then takes PACKET_IN of the reason it asked. */
+    sp_of_session_input(&ss[1], get_async, sizeof get_async);
+    assert_int_equal(pop(&ss[1], msg, &len), SP_OFPT_GET_ASYNC_REPLY);
+    assert_int_equal(len, 32);
+    {
+        static const uint32_t want[6] = {3, 0, 7, 7, 7, 0};
+
+        for (unsigned i = 0; i < 6; i++) {
+            assert_int_equal(sp_of_get32(msg + 8 + 4 * i), want[i]);
+        }
+    }
+    set_async[15] = 1u << SP_OFPR_ACTION; /* slave: ACTION */
+    set_async[23] = 0;                    /* slave: no PORT_STATUS */
+    assert_int_equal(sp_of_session_input(&ss[1], set_async, sizeof set_async),
+                     0);
+    assert_int_equal(ss[1].out.len, 0);
+    assert_int_equal(packet_in_reaches(ss, SP_OFPR_ACTION), 3);
+    assert_int_equal(packet_in_reaches(ss, SP_OFPR_NO_MATCH), 1);
+    assert_int_equal(others_reach(ss, SP_OFPT_PORT_STATUS), 5);
+    sp_of_session_input(&ss[1], get_async, sizeof get_async);
+    assert_int_equal(pop(&ss[1], msg, &len), SP_OFPT_GET_ASYNC_REPLY);
+    assert_memory_equal(msg + 8, set_async + 8, 24);
+    set_async[3] = 24;
+    expect_error(&ss[1], set_async, 24, SP_OFPET_BAD_REQUEST,
+                 SP_OFPBRC_BAD_LEN);
+    msg[0] = 4, msg[1] = SP_OFPT_ROLE_REQUEST, msg[2] = 0, msg[3] = 16;
+    expect_error(&ss[1], msg, 16, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_LEN);
+
+    /* A switch without an election has no ROLE_REQUEST. */
+    {
+        struct sp_of_switch plain = sw;
+        struct sp_of_session p;
+        static const uint8_t hello[] = {4, 0, 0, 8, 0, 0, 0, 1};
+        uint8_t rr[24] = {4, SP_OFPT_ROLE_REQUEST, 0, 24, 0, 0, 0, 1, 0, 0,
+                          0, SP_OFPCR_ROLE_MASTER};
+
+        plain.election = NULL;
+        sp_of_session_init(&p, &plain);
+        p.out.len = 0;
+        sp_of_session_input(&p, hello, sizeof hello);
+        expect_error(&p, rr, sizeof rr, SP_OFPET_BAD_REQUEST,
+                     SP_OFPBRC_BAD_TYPE);
+        sp_of_session_free(&p);
+    }
+    for (unsigned i = 0; i < 3; i++) {
+        role_sessions[i] = NULL;
+        sp_of_session_free(&ss[i]);
+    }
+    sp_of_buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -1948,6 +2189,7 @@ main(void)
         cmocka_unit_test(test_packet_out_decode),
         cmocka_unit_test(test_packet_out_errors),
         cmocka_unit_test(test_packet_out_session),
+        cmocka_unit_test(test_roles),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

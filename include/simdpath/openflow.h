@@ -54,6 +54,11 @@ enum {
     SP_OFPT_MULTIPART_REPLY = 19,
     SP_OFPT_BARRIER_REQUEST = 20,
     SP_OFPT_BARRIER_REPLY = 21,
+    SP_OFPT_ROLE_REQUEST = 24,
+    SP_OFPT_ROLE_REPLY = 25,
+    SP_OFPT_GET_ASYNC_REQUEST = 26,
+    SP_OFPT_GET_ASYNC_REPLY = 27,
+    SP_OFPT_SET_ASYNC = 28,
     SP_OFPT_METER_MOD = 29,
 };
 
@@ -69,6 +74,7 @@ enum {
     SP_OFPET_PORT_MOD_FAILED = 7,
     SP_OFPET_TABLE_MOD_FAILED = 8,
     SP_OFPET_SWITCH_CONFIG_FAILED = 10,
+    SP_OFPET_ROLE_REQUEST_FAILED = 11,
     SP_OFPET_METER_MOD_FAILED = 12,
     SP_OFPET_TABLE_FEATURES_FAILED = 13,
 };
@@ -84,6 +90,7 @@ enum {
     SP_OFPBRC_BAD_LEN = 6,
     SP_OFPBRC_BUFFER_UNKNOWN = 8,
     SP_OFPBRC_BAD_TABLE_ID = 9,
+    SP_OFPBRC_IS_SLAVE = 10,
     SP_OFPBRC_BAD_PORT = 11,
 };
 
@@ -140,6 +147,15 @@ enum {
 };
 enum { SP_OFPTMFC_BAD_TABLE = 0 };
 enum { SP_OFPTFFC_EPERM = 5 };
+enum { SP_OFPRRFC_STALE = 1, SP_OFPRRFC_BAD_ROLE = 2 };
+
+/* Controller roles (ofp_controller_role). */
+enum {
+    SP_OFPCR_ROLE_NOCHANGE = 0,
+    SP_OFPCR_ROLE_EQUAL = 1,
+    SP_OFPCR_ROLE_MASTER = 2,
+    SP_OFPCR_ROLE_SLAVE = 3,
+};
 
 /* Reserved port numbers (ofp_port_no). */
 #define SP_OFPP_MAX        0xffffff00u
@@ -268,9 +284,20 @@ typedef void sp_of_frame_match_fn(void *aux, const uint8_t *data, size_t len,
  * and fn must not call the switch. */
 typedef void sp_of_flow_fn(void *ctx, const struct sp_of_flow *f);
 
+/* What the connections of one switch share for the master election
+ * (ROLE_REQUEST): the generation_id of the latest MASTER or SLAVE request
+ * taken, once one was. */
+struct sp_of_election {
+    bool have_generation;
+    uint64_t generation;
+};
+
+struct sp_of_session;
+
 /* What the session asks the switch. Every callback is required but
- * frame_match and packet_out: without them PACKET_OUT is OFPBRC_BAD_TYPE,
- * as before simdpath had it. */
+ * frame_match and packet_out (without them PACKET_OUT is OFPBRC_BAD_TYPE,
+ * as before simdpath had it), and election and master (without them so
+ * is ROLE_REQUEST: a switch of one connection). */
 struct sp_of_switch {
     void *aux;
     uint64_t datapath_id;
@@ -292,6 +319,10 @@ struct sp_of_switch {
      * sent the controller until then (PACKET_INs). NULL: nothing to wait
      * for. */
     void (*barrier)(void *aux);
+    struct sp_of_election *election;
+    /* Session s becomes master: every other master connection becomes a
+     * slave (its role set to SP_OFPCR_ROLE_SLAVE). */
+    void (*master)(void *aux, const struct sp_of_session *s);
 };
 
 /* A growable byte buffer. */
@@ -310,11 +341,20 @@ void sp_of_buf_consume(struct sp_of_buf *b, size_t n);
 #define SP_OF_OUTPUT_HIGH (256 * 1024)
 #define SP_OF_INPUT_MAX   (256 * 1024)
 
+/* Which asynchronous messages a connection takes (SET_ASYNC): bit n of a
+ * mask is reason n; [0] applies while the connection is master or equal,
+ * [1] while it is a slave. */
+struct sp_of_async {
+    uint32_t packet_in[2], port_status[2], flow_removed[2];
+};
+
 struct sp_of_session {
     const struct sp_of_switch *sw;
     bool hello_sent, hello_received;
     bool closing; /* a fatal error was answered: close once sent */
     uint16_t config_flags, miss_send_len;
+    uint32_t role; /* SP_OFPCR_ROLE_EQUAL (the start), _MASTER or _SLAVE */
+    struct sp_of_async async;
     struct sp_of_buf in, out;
     /* A FLOW reply's messages, encoded as the rules were listed, that
      * wait for room in the output: the reply's bytes are all it holds. */
@@ -344,6 +384,11 @@ enum {
     SP_OFPRR_HARD_TIMEOUT = 1,
     SP_OFPRR_DELETE = 2,
 };
+
+/* The asynchronous messages below are queued only where the session's
+ * role and SET_ASYNC masks take their reason (the start, as ovs-vswitchd:
+ * a master or equal connection takes every PACKET_IN, PORT_STATUS and
+ * FLOW_REMOVED, a slave PORT_STATUS only); 0 when not taken. */
 
 /* Queues a FLOW_REMOVED for f (sent to every controller, as OVS does for
  * rules with SEND_FLOW_REM). Returns -1 when out of memory. */

@@ -52,10 +52,19 @@ struct meta {
     unsigned seen; /* snapshot generation that last saw the rule */
 };
 
+/* A --controller: connected, connecting, or waiting to try again. */
+struct controller {
+    char host[256], port[8];
+    int fd;  /* connecting, or -1 */
+    bool up; /* a connection in conns[] */
+    uint64_t next_ms;
+    unsigned backoff_ms;
+};
+
 struct conn {
     int fd;
-    bool controller; /* the --controller connection */
-    bool eof;        /* the peer closed its side: replies go on, then close */
+    struct controller *ctrl; /* the --controller it is, or NULL */
+    bool eof; /* the peer closed its side: replies go on, then close */
     /* When the peer last sent anything, and when the probe that went
      * unanswered since was sent (0: none). */
     uint64_t heard_ms, probed_ms;
@@ -70,13 +79,9 @@ struct channel {
     bool running;
     int wake[2];
     int listen_fd;
-    /* --controller */
-    char ctrl_host[256], ctrl_port[8];
-    unsigned probe_ms;
-    int ctrl_fd;  /* connecting, or -1 */
-    bool ctrl_up; /* a connection in conns[] */
-    uint64_t ctrl_next_ms;
-    unsigned ctrl_backoff_ms;
+    struct controller ctrls[SP_OF_CONTROLLERS_MAX];
+    unsigned n_ctrls, probe_ms;
+    struct sp_of_election election;
     struct conn conns[MAX_CONNS];
     unsigned n_conns;
     /* meta table */
@@ -92,7 +97,7 @@ struct channel {
 };
 
 static struct channel ch = {
-    .listen_fd = -1, .ctrl_fd = -1, .wake = {-1, -1}, .packet_in_fd = -1};
+    .listen_fd = -1, .wake = {-1, -1}, .packet_in_fd = -1};
 
 static uint64_t
 now_ms(void)
@@ -878,6 +883,20 @@ packet_in_send(void)
     }
 }
 
+/* A new master: the others that were master become slaves, as the
+ * specification asks (the one election of all connections). */
+static void
+sw_master(void *aux, const struct sp_of_session *s)
+{
+    (void)aux;
+    for (unsigned i = 0; i < ch.n_conns; i++) {
+        if (&ch.conns[i].s != s &&
+            ch.conns[i].s.role == SP_OFPCR_ROLE_MASTER) {
+            ch.conns[i].s.role = SP_OFPCR_ROLE_SLAVE;
+        }
+    }
+}
+
 /* BARRIER: the PMDs past every earlier change, then the PACKET_INs they
  * queued until then, so that none from a rule the controller deleted
  * follows the reply. */
@@ -991,6 +1010,7 @@ sp_of_channel_parse_controller(const char *spec,
 {
     char buf[300];
     const char *host, *port;
+    struct sp_of_controller_addr *a;
 
     if (strncmp(spec, "tcp:", 4) || strlen(spec) >= sizeof buf) {
         return sp_err_set(err,
@@ -1005,9 +1025,19 @@ sp_of_channel_parse_controller(const char *spec,
                           "port from 1 to 65535",
                           spec);
     }
-    snprintf(c->ctrl_host, sizeof c->ctrl_host, "%.255s", host);
-    snprintf(c->ctrl_port, sizeof c->ctrl_port, "%.7s", port);
-    c->controller = true;
+    for (unsigned i = 0; i < c->n_controllers; i++) {
+        if (!strcmp(c->controllers[i].host, host) &&
+            !strcmp(c->controllers[i].port, port)) {
+            return sp_err_set(err, "--controller: '%s' is given twice", spec);
+        }
+    }
+    if (c->n_controllers == SP_OF_CONTROLLERS_MAX) {
+        return sp_err_set(err, "--controller: '%s'; at most %d controllers",
+                          spec, SP_OF_CONTROLLERS_MAX);
+    }
+    a = &c->controllers[c->n_controllers++];
+    snprintf(a->host, sizeof a->host, "%.255s", host);
+    snprintf(a->port, sizeof a->port, "%.7s", port);
     return 0;
 }
 
@@ -1062,8 +1092,15 @@ sp_of_channel_open(const struct sp_of_channel_config *c, struct sp_err *err)
     struct addrinfo *ai;
     int fd, one = 1, rc;
 
-    memcpy(ch.ctrl_host, c->ctrl_host, sizeof ch.ctrl_host);
-    memcpy(ch.ctrl_port, c->ctrl_port, sizeof ch.ctrl_port);
+    ch.n_ctrls = c->n_controllers;
+    for (unsigned i = 0; i < ch.n_ctrls; i++) {
+        ch.ctrls[i] =
+            (struct controller){.fd = -1, .backoff_ms = BACKOFF_MIN_MS};
+        memcpy(ch.ctrls[i].host, c->controllers[i].host,
+               sizeof ch.ctrls[i].host);
+        memcpy(ch.ctrls[i].port, c->controllers[i].port,
+               sizeof ch.ctrls[i].port);
+    }
     ch.probe_ms = c->probe_ms;
     if (!c->listen) {
         return 0;
@@ -1107,14 +1144,14 @@ sp_of_channel_listen_port(void)
 }
 
 static void
-add_conn(int fd, bool controller)
+add_conn(int fd, struct controller *ctrl)
 {
     struct conn *c = &ch.conns[ch.n_conns++];
     int one = 1;
 
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     c->fd = fd;
-    c->controller = controller;
+    c->ctrl = ctrl;
     c->eof = false;
     c->heard_ms = now_ms();
     c->probed_ms = 0;
@@ -1123,12 +1160,12 @@ add_conn(int fd, bool controller)
 }
 
 static void
-schedule_reconnect(void)
+schedule_reconnect(struct controller *ctrl)
 {
-    ch.ctrl_next_ms = now_ms() + ch.ctrl_backoff_ms;
-    ch.ctrl_backoff_ms = ch.ctrl_backoff_ms * 2 > BACKOFF_MAX_MS
-                             ? BACKOFF_MAX_MS
-                             : ch.ctrl_backoff_ms * 2;
+    ctrl->next_ms = now_ms() + ctrl->backoff_ms;
+    ctrl->backoff_ms = ctrl->backoff_ms * 2 > BACKOFF_MAX_MS
+                           ? BACKOFF_MAX_MS
+                           : ctrl->backoff_ms * 2;
 }
 
 static void
@@ -1136,9 +1173,9 @@ close_conn(unsigned i)
 {
     struct conn *c = &ch.conns[i];
 
-    if (c->controller) {
-        ch.ctrl_up = false;
-        schedule_reconnect();
+    if (c->ctrl) {
+        c->ctrl->up = false;
+        schedule_reconnect(c->ctrl);
     }
     close(c->fd);
     sp_of_session_free(&c->s);
@@ -1155,15 +1192,15 @@ close_conn(unsigned i)
 }
 
 static void
-start_connect(void)
+start_connect(struct controller *ctrl)
 {
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_NUMERICSERV};
     struct addrinfo *ai;
     int fd;
 
-    if (getaddrinfo(ch.ctrl_host, ch.ctrl_port, &hints, &ai)) {
-        schedule_reconnect();
+    if (getaddrinfo(ctrl->host, ctrl->port, &hints, &ai)) {
+        schedule_reconnect(ctrl);
         return;
     }
     fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -1173,29 +1210,29 @@ start_connect(void)
             close(fd);
         }
         freeaddrinfo(ai);
-        schedule_reconnect();
+        schedule_reconnect(ctrl);
         return;
     }
     freeaddrinfo(ai);
-    ch.ctrl_fd = fd;
+    ctrl->fd = fd;
 }
 
 static void
-finish_connect(void)
+finish_connect(struct controller *ctrl)
 {
     int e = 0;
     socklen_t len = sizeof e;
 
-    if (getsockopt(ch.ctrl_fd, SOL_SOCKET, SO_ERROR, &e, &len) || e ||
+    if (getsockopt(ctrl->fd, SOL_SOCKET, SO_ERROR, &e, &len) || e ||
         ch.n_conns == MAX_CONNS) {
-        close(ch.ctrl_fd);
-        schedule_reconnect();
+        close(ctrl->fd);
+        schedule_reconnect(ctrl);
     } else {
-        add_conn(ch.ctrl_fd, true);
-        ch.ctrl_up = true;
-        ch.ctrl_backoff_ms = BACKOFF_MIN_MS;
+        add_conn(ctrl->fd, ctrl);
+        ctrl->up = true;
+        ctrl->backoff_ms = BACKOFF_MIN_MS;
     }
-    ch.ctrl_fd = -1;
+    ctrl->fd = -1;
 }
 
 /* Reads what is there and hands it to the session; false to close. */
@@ -1227,14 +1264,14 @@ conn_read(struct conn *c)
 static bool
 conn_probe(struct conn *c, uint64_t now)
 {
-    if (!ch.probe_ms || !c->controller || c->eof) {
+    if (!ch.probe_ms || !c->ctrl || c->eof) {
         return true;
     }
     if (c->probed_ms && now - c->probed_ms >= ch.probe_ms) {
         sp_cli_log(SP_LOG_WARNING,
                    "OpenFlow: controller tcp:%s:%s: no reply to an echo "
                    "request in %u ms; connecting again",
-                   ch.ctrl_host, ch.ctrl_port, ch.probe_ms);
+                   c->ctrl->host, c->ctrl->port, ch.probe_ms);
         return false;
     }
     if (!c->probed_ms && now - c->heard_ms >= ch.probe_ms &&
@@ -1266,28 +1303,33 @@ channel_thread(void *arg)
 
     (void)arg;
     for (;;) {
-        struct pollfd fds[MAX_CONNS + 4];
-        unsigned n = 0, first_conn, listen_at = ~0u, ctrl_at = ~0u;
+        struct pollfd fds[MAX_CONNS + SP_OF_CONTROLLERS_MAX + 3];
+        unsigned n = 0, first_conn, listen_at = ~0u;
+        unsigned ctrl_at[SP_OF_CONTROLLERS_MAX];
         uint64_t now = now_ms();
         int timeout = 1000;
 
-        if (ch.ctrl_host[0] && !ch.ctrl_up && ch.ctrl_fd < 0 &&
-            now >= ch.ctrl_next_ms) {
-            start_connect();
-        }
         fds[n++] = (struct pollfd){ch.wake[0], POLLIN, 0};
         fds[n++] = (struct pollfd){ch.packet_in_fd, POLLIN, 0};
         if (ch.listen_fd >= 0 && ch.n_conns < MAX_CONNS) {
             listen_at = n;
             fds[n++] = (struct pollfd){ch.listen_fd, POLLIN, 0};
         }
-        if (ch.ctrl_fd >= 0) {
-            ctrl_at = n;
-            fds[n++] = (struct pollfd){ch.ctrl_fd, POLLOUT, 0};
-        } else if (ch.ctrl_host[0] && !ch.ctrl_up) {
-            uint64_t wait = ch.ctrl_next_ms > now ? ch.ctrl_next_ms - now : 0;
+        for (unsigned k = 0; k < ch.n_ctrls; k++) {
+            struct controller *ctrl = &ch.ctrls[k];
 
-            timeout = wait < (uint64_t)timeout ? (int)wait : timeout;
+            if (!ctrl->up && ctrl->fd < 0 && now >= ctrl->next_ms) {
+                start_connect(ctrl);
+            }
+            ctrl_at[k] = ~0u;
+            if (ctrl->fd >= 0) {
+                ctrl_at[k] = n;
+                fds[n++] = (struct pollfd){ctrl->fd, POLLOUT, 0};
+            } else if (!ctrl->up) {
+                uint64_t wait = ctrl->next_ms > now ? ctrl->next_ms - now : 0;
+
+                timeout = wait < (uint64_t)timeout ? (int)wait : timeout;
+            }
         }
         first_conn = n;
         for (unsigned i = 0; i < ch.n_conns; i++) {
@@ -1332,15 +1374,17 @@ channel_thread(void *arg)
                 close_conn(i);
             }
         }
-        if (ctrl_at != ~0u && fds[ctrl_at].revents) {
-            finish_connect();
+        for (unsigned k = 0; k < ch.n_ctrls; k++) {
+            if (ctrl_at[k] != ~0u && fds[ctrl_at[k]].revents) {
+                finish_connect(&ch.ctrls[k]);
+            }
         }
         if (listen_at != ~0u && (fds[listen_at].revents & POLLIN)) {
             int fd = accept4(ch.listen_fd, NULL, NULL,
                              SOCK_NONBLOCK | SOCK_CLOEXEC);
 
             if (fd >= 0) {
-                add_conn(fd, false);
+                add_conn(fd, NULL);
             }
         }
         if (now_ms() >= next_expiry) {
@@ -1359,7 +1403,7 @@ sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,
     uint8_t mac[6];
     uint64_t dpid = 0;
 
-    if (ch.listen_fd < 0 && !ch.ctrl_host[0]) {
+    if (ch.listen_fd < 0 && !ch.n_ctrls) {
         return 0;
     }
     /* As OVS: the datapath id is an Ethernet address of the switch. */
@@ -1380,8 +1424,10 @@ sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,
         .frame_match = sw_frame_match,
         .packet_out = sw_packet_out,
         .barrier = sw_barrier,
+        .election = &ch.election,
+        .master = sw_master,
     };
-    ch.ctrl_backoff_ms = BACKOFF_MIN_MS;
+    ch.election = (struct sp_of_election){0};
     clock_gettime(CLOCK_MONOTONIC, &ch.started);
     for (unsigned port = 1; port <= config->n_ports; port++) {
         ch.link_down[port] = !sp_io_port_link_up(port);
@@ -1428,14 +1474,15 @@ sp_of_channel_stop(void)
         close(ch.packet_in_fd);
         ch.packet_in_fd = -1;
     }
-    if (ch.ctrl_fd >= 0) {
-        close(ch.ctrl_fd);
-        ch.ctrl_fd = -1;
+    for (unsigned k = 0; k < ch.n_ctrls; k++) {
+        if (ch.ctrls[k].fd >= 0) {
+            close(ch.ctrls[k].fd);
+        }
     }
+    ch.n_ctrls = 0;
     if (ch.listen_fd >= 0) {
         close(ch.listen_fd);
         ch.listen_fd = -1;
     }
-    ch.ctrl_host[0] = '\0';
     meta_free_all();
 }

@@ -10,11 +10,17 @@
 struct sp_dp;
 struct sp_dp_config;
 
+/* --controller may be given this many times: the controllers of a
+ * cluster, each connected to (ROLE_REQUEST decides which is master). */
+#define SP_OF_CONTROLLERS_MAX 8
+
 struct sp_of_channel_config {
     bool listen;
     char listen_ip[64], listen_port[8];
-    bool controller;
-    char ctrl_host[256], ctrl_port[8];
+    unsigned n_controllers;
+    struct sp_of_controller_addr {
+        char host[256], port[8];
+    } controllers[SP_OF_CONTROLLERS_MAX];
     /* --inactivity-probe: after this long with nothing from the
      * controller an ECHO_REQUEST, after as long again with still nothing
      * a new connection; 0: never. */
@@ -24,7 +30,8 @@ struct sp_of_channel_config {
 #define SP_OF_PROBE_DEFAULT_MS 5000
 
 /* The option values: --openflow ptcp:PORT[:IP] (IP defaults to
- * 127.0.0.1), --controller tcp:HOST:PORT, --fail-mode secure,
+ * 127.0.0.1), --controller tcp:HOST:PORT (each adds one, up to
+ * SP_OF_CONTROLLERS_MAX, none twice), --fail-mode secure,
  * --inactivity-probe MS. Return 0,
  * or -1 with err naming the option and value. */
 int sp_of_channel_parse_listen(const char *spec,

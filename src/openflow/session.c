@@ -17,6 +17,12 @@
 
 static const char sw_desc[] = "simdpath " SP_OF_SW_VERSION;
 
+/* The reasons of OpenFlow 1.3 for PORT_STATUS (add, delete, modify) and
+ * FLOW_REMOVED (idle, hard, delete; a group's delete has no rule here),
+ * as ovs-vswitchd's default masks hold them. */
+#define ALL_PORT_REASONS    0x7u
+#define ALL_REMOVED_REASONS 0x7u
+
 /* One whole message of a FLOW reply, waiting for room in the output. */
 struct sp_of_reply_part {
     struct sp_of_reply_part *next;
@@ -72,6 +78,28 @@ reply_empty(struct sp_of_session *s, uint8_t type, uint32_t xid)
     return 0;
 }
 
+/* Whether the session takes an asynchronous message of this reason by
+ * its role and masks. */
+static bool
+takes_async(const struct sp_of_session *s, const uint32_t masks[2],
+            uint8_t reason)
+{
+    return reason < 32 &&
+           (masks[s->role == SP_OFPCR_ROLE_SLAVE] >> reason & 1);
+}
+
+/* A slave changes nothing, as OpenFlow 1.3 says (6.3.5). */
+static int
+refuse_slave(const struct sp_of_session *s, struct sp_of_error *err)
+{
+    if (s->role != SP_OFPCR_ROLE_SLAVE) {
+        return 0;
+    }
+    return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_IS_SLAVE,
+                      "this connection is a slave (ROLE_REQUEST): it reads "
+                      "but changes nothing");
+}
+
 void
 sp_of_session_init(struct sp_of_session *s, const struct sp_of_switch *sw)
 {
@@ -80,6 +108,12 @@ sp_of_session_init(struct sp_of_session *s, const struct sp_of_switch *sw)
     memset(s, 0, sizeof *s);
     s->sw = sw;
     s->miss_send_len = 128;
+    s->role = SP_OFPCR_ROLE_EQUAL;
+    s->async = (struct sp_of_async){
+        .packet_in = {1u << SP_OFPR_NO_MATCH | 1u << SP_OFPR_ACTION, 0},
+        .port_status = {ALL_PORT_REASONS, ALL_PORT_REASONS},
+        .flow_removed = {ALL_REMOVED_REASONS, 0},
+    };
     /* HELLO with a version bitmap holding 1.3 only. */
     start = s->out.len;
     if (!sp_of_header(&s->out, SP_OFPT_HELLO, 0) && !sp_of_put16(&s->out, 1) &&
@@ -287,6 +321,9 @@ sp_of_session_port_status(struct sp_of_session *s, const struct sp_of_port *p,
 {
     size_t start = s->out.len;
 
+    if (!takes_async(s, s->async.port_status, reason)) {
+        return 0;
+    }
     if (sp_of_header(&s->out, SP_OFPT_PORT_STATUS, 0) ||
         sp_of_put_bytes(&s->out, &reason, 1) || !sp_of_buf_put(&s->out, 7) ||
         put_port_desc(&s->out, p)) {
@@ -455,6 +492,9 @@ sp_of_session_flow_removed(struct sp_of_session *s, const struct sp_of_flow *f,
 {
     size_t start = s->out.len;
 
+    if (!takes_async(s, s->async.flow_removed, reason)) {
+        return 0;
+    }
     if (sp_of_header(&s->out, SP_OFPT_FLOW_REMOVED, 0) ||
         sp_of_put64(&s->out, f->cookie) || sp_of_put16(&s->out, f->priority) ||
         sp_of_put_bytes(&s->out, (uint8_t[]){reason, 0}, 2) ||
@@ -727,7 +767,108 @@ sp_of_session_packet_in(struct sp_of_session *s,
         s->out.len >= SP_OF_OUTPUT_HIGH / 2) {
         return -1;
     }
+    if (!takes_async(s, s->async.packet_in, pin->reason)) {
+        return 0;
+    }
     return sp_of_encode_packet_in(&s->out, pin);
+}
+
+#define ROLE_LEN  24
+#define ASYNC_LEN 32
+
+/* ROLE_REQUEST as ovs-vswitchd answers it: MASTER and SLAVE carry a
+ * generation_id that must not be older than the last one taken (in
+ * two's complement distance, as the specification says); EQUAL and
+ * NOCHANGE carry none. A new master makes the old one a slave. The reply
+ * gives the role now and the last generation_id, all ones before any. */
+static int
+handle_role_request(struct sp_of_session *s, const uint8_t *msg, size_t len,
+                    uint32_t xid, struct sp_of_error *err)
+{
+    struct sp_of_election *e = s->sw->election;
+    uint32_t role;
+    uint64_t generation;
+    size_t start;
+
+    if (fixed_len(len, ROLE_LEN, err)) {
+        return -1;
+    }
+    role = sp_of_get32(msg + 8);
+    generation = sp_of_get64(msg + 16);
+    if (role > SP_OFPCR_ROLE_SLAVE) {
+        return sp_of_fail(err, SP_OFPET_ROLE_REQUEST_FAILED,
+                          SP_OFPRRFC_BAD_ROLE,
+                          "role %u: expected 0 (no change), 1 (equal), 2 "
+                          "(master) or 3 (slave)",
+                          role);
+    }
+    if (role == SP_OFPCR_ROLE_MASTER || role == SP_OFPCR_ROLE_SLAVE) {
+        if (e->have_generation && (int64_t)(generation - e->generation) < 0) {
+            return sp_of_fail(err, SP_OFPET_ROLE_REQUEST_FAILED,
+                              SP_OFPRRFC_STALE,
+                              "generation_id %llu is older than %llu",
+                              (unsigned long long)generation,
+                              (unsigned long long)e->generation);
+        }
+        e->have_generation = true;
+        e->generation = generation;
+    }
+    if (role == SP_OFPCR_ROLE_MASTER) {
+        s->sw->master(s->sw->aux, s);
+    }
+    if (role != SP_OFPCR_ROLE_NOCHANGE) {
+        s->role = role;
+    }
+    start = s->out.len;
+    if (sp_of_header(&s->out, SP_OFPT_ROLE_REPLY, xid) ||
+        sp_of_put32(&s->out, s->role) || sp_of_put32(&s->out, 0) ||
+        sp_of_put64(&s->out,
+                    e->have_generation ? e->generation : UINT64_MAX)) {
+        return -1;
+    }
+    sp_of_finish(&s->out, start);
+    return 0;
+}
+
+/* The masks in their order on the wire (ofp_async_config). */
+static uint32_t *
+async_mask(struct sp_of_async *a, unsigned i)
+{
+    uint32_t *masks[3] = {a->packet_in, a->port_status, a->flow_removed};
+
+    return &masks[i / 2][i % 2];
+}
+
+/* SET_ASYNC takes any bits, as ovs-vswitchd does: a reason simdpath never
+ * sends is never sent. */
+static int
+handle_set_async(struct sp_of_session *s, const uint8_t *msg, size_t len,
+                 struct sp_of_error *err)
+{
+    if (fixed_len(len, ASYNC_LEN, err)) {
+        return -1;
+    }
+    for (unsigned i = 0; i < 6; i++) {
+        *async_mask(&s->async, i) = sp_of_get32(msg + 8 + 4 * i);
+    }
+    return 0;
+}
+
+static int
+reply_async(struct sp_of_session *s, uint32_t xid)
+{
+    size_t start = s->out.len;
+
+    if (sp_of_header(&s->out, SP_OFPT_GET_ASYNC_REPLY, xid)) {
+        return -1;
+    }
+    for (unsigned i = 0; i < 6; i++) {
+        if (sp_of_put32(&s->out, *async_mask(&s->async, i))) {
+            return -1;
+        }
+    }
+    sp_of_finish(&s->out, start);
+    return 0;
 }
 
 /* Handles one whole message; -1 with err to answer an error (a failure
@@ -799,7 +940,8 @@ handle(struct sp_of_session *s, const uint8_t *msg, size_t len,
     case SP_OFPT_FLOW_MOD: {
         struct sp_of_flow_mod fm;
 
-        if (sp_of_decode_flow_mod(msg, len, s->sw->n_ports, &fm, err)) {
+        if (refuse_slave(s, err) ||
+            sp_of_decode_flow_mod(msg, len, s->sw->n_ports, &fm, err)) {
             return -1;
         }
         if (s->sw->flow_mod(s->sw->aux, &fm, err)) {
@@ -817,11 +959,20 @@ handle(struct sp_of_session *s, const uint8_t *msg, size_t len,
         return handle_multipart(s, msg, len, err);
     case SP_OFPT_PACKET_OUT:
         if (s->sw->packet_out) {
-            return handle_packet_out(s, msg, len, err);
+            return refuse_slave(s, err) ?: handle_packet_out(s, msg, len, err);
         }
         break;
     case SP_OFPT_PORT_MOD:
-        return handle_port_mod(s, msg, len, err);
+        return refuse_slave(s, err) ?: handle_port_mod(s, msg, len, err);
+    case SP_OFPT_ROLE_REQUEST:
+        if (s->sw->election) {
+            return handle_role_request(s, msg, len, xid, err);
+        }
+        break;
+    case SP_OFPT_GET_ASYNC_REQUEST:
+        return fixed_len(len, 8, err) ?: reply_async(s, xid);
+    case SP_OFPT_SET_ASYNC:
+        return handle_set_async(s, msg, len, err);
     case SP_OFPT_EXPERIMENTER:
         return sp_of_fail(err, SP_OFPET_BAD_REQUEST,
                           SP_OFPBRC_BAD_EXPERIMENTER,
