@@ -1271,6 +1271,22 @@ test_port_status(void **state)
     assert_int_equal(sp_of_session_port_status(&s, &p, SP_OFPPR_MODIFY), 0);
     assert_int_equal(pop(&s, msg, &len), SP_OFPT_PORT_STATUS);
     assert_int_equal(sp_of_get32(msg + 52), SP_OFPPS_LIVE);
+    /* Nothing asynchronous before the peer's HELLO: its version is not
+     * known yet. */
+    {
+        struct sp_of_session fresh;
+        struct sp_of_flow f = {.priority = 1};
+        size_t hello_len;
+
+        sp_of_session_init(&fresh, &sw);
+        hello_len = fresh.out.len;
+        assert_int_equal(
+            sp_of_session_port_status(&fresh, &p, SP_OFPPR_MODIFY), 0);
+        assert_int_equal(
+            sp_of_session_flow_removed(&fresh, &f, SP_OFPRR_DELETE), 0);
+        assert_int_equal(fresh.out.len, hello_len);
+        sp_of_session_free(&fresh);
+    }
 
     /* The fake switch's port 3 is down, the others up. */
     multipart(&s, SP_OFPMP_PORT_DESC, NULL, 0);

@@ -79,12 +79,13 @@ reply_empty(struct sp_of_session *s, uint8_t type, uint32_t xid)
 }
 
 /* Whether the session takes an asynchronous message of this reason by
- * its role and masks. */
+ * its role and masks; none before HELLO came, when the peer's version
+ * is not known to be 1.3. */
 static bool
 takes_async(const struct sp_of_session *s, const uint32_t masks[2],
             uint8_t reason)
 {
-    return reason < 32 &&
+    return s->hello_received && reason < 32 &&
            (masks[s->role == SP_OFPCR_ROLE_SLAVE] >> reason & 1);
 }
 
