@@ -28,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct sp_dp *dp;
 static struct sp_of_flow rules[MAX_RULES];
 static size_t n_rules;
+static uint32_t port_config[N_PORTS + 1];
 
 static void __attribute__((noreturn))
 fail(const char *what, const char *text, const char *why)
@@ -135,6 +136,7 @@ sw_port(void *aux, unsigned port, struct sp_of_port *out)
     out->rx_dropped = out->tx_dropped = 0;
     out->rx_errors = out->tx_errors = SP_OF_NO_COUNT;
     out->link_down = port == 2;
+    out->config = port_config[port];
 }
 
 static void
@@ -185,6 +187,22 @@ sw_packet_out(void *aux, const struct sp_of_packet_out *po,
     return 0;
 }
 
+/* PORT_MOD reaches the switch only for a port it has, with OpenFlow
+ * 1.3's config bits alone, the config within the mask; it keeps them
+ * (port_config), so that PORT_DESC shows them. */
+static int
+sw_port_mod(void *aux, const struct sp_of_session *from, uint32_t port,
+            uint32_t config, uint32_t mask, struct sp_of_error *err)
+{
+    (void)aux, (void)from, (void)err;
+    if (port < 1 || port > N_PORTS || !mask || (mask & ~SP_OFPPC_ALL) ||
+        (config & ~mask)) {
+        fail("port_mod", "", "a port or bits the session should refuse");
+    }
+    port_config[port] = (port_config[port] & ~mask) | config;
+    return 0;
+}
+
 /* One session: a new master has no other to demote. */
 static void
 sw_master(void *aux, const struct sp_of_session *s)
@@ -204,6 +222,7 @@ static const struct sp_of_switch sw = {
     .table = sw_table,
     .frame_match = sw_frame_match,
     .packet_out = sw_packet_out,
+    .port_mod = sw_port_mod,
     .election = &election,
     .master = sw_master,
 };
@@ -253,6 +272,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size -= size != 0;
 
     election = (struct sp_of_election){0};
+    memset(port_config, 0, sizeof port_config);
     sp_of_session_init(&s, &sw);
     if (sp_of_session_input(&s, hello, sizeof hello)) {
         fail("session", "", "the HELLO was refused");

@@ -732,10 +732,11 @@ test_drop_names(void **state)
 {
     (void)state;
     static const char *const names[] = {
-        "action",          "no_output", "ttl",         "no_port",
-        "tx_full",         "no_buffer", "no_headroom", "no_controller",
-        "controller_full", "in_port",   "no_match",    "tx_refused",
-        "too_long",
+        "action",          "no_output", "ttl",          "no_port",
+        "tx_full",         "no_buffer", "no_headroom",  "no_controller",
+        "controller_full", "in_port",   "no_packet_in", "no_match",
+        "tx_refused",      "too_long",  "no_recv",      "no_fwd",
+        "port_down",
     };
 
     assert_int_equal(SP_DP_DROP_COUNT, sizeof names / sizeof names[0]);
@@ -2048,6 +2049,89 @@ test_controller_path(void **state)
     assert_int_equal(sp_sim.live_buffers, 0);
 }
 
+/* One run of the input with port 'port' set to 'config' from the start;
+ * returns the datapath (stopped) for its counters. */
+static struct sp_dp *
+run_with_port_config(const char *const *rules, unsigned port, uint32_t config)
+{
+    static unsigned notified;
+    struct sp_dp *dp;
+
+    sp_sim_reset();
+    dp = make_dp(rules, 1);
+    sp_dp_port_config_set(dp, port, config);
+    assert_int_equal(sp_dp_port_config(dp, port), config);
+    sp_dp_controller_set(dp, true, count_notify, &notified);
+    run_to_end(dp);
+    assert_conserved(dp);
+    return dp;
+}
+
+/* PORT_MOD's config bits, as ovs-vswitchd applies them: NO_FWD drops
+ * what goes to the port, NO_RECV what comes in, PORT_DOWN both (the port
+ * not even polled), NO_PACKET_IN what would go from the port to the
+ * controller; each counted on the in_port by its reason, and the
+ * forwarding back once cleared, under traffic. */
+static void
+test_port_config(void **state)
+{
+    static const char *const to_port2[] = {"priority=1,actions=output:2",
+                                           NULL};
+    static const char *const to_both[] = {
+        "priority=1,actions=controller,output:2", NULL};
+    struct sp_dp_port_stats p1, p2;
+    struct sp_dp *dp;
+    uint64_t polls;
+
+    static const struct {
+        const char *const *rules;
+        unsigned port;
+        uint32_t config;
+        unsigned reason, port2_tx;
+    } cases[] = {
+        {to_port2, 2, SP_DP_PORT_NO_FWD, SP_DP_DROP_NO_FWD, 0},
+        {to_port2, 1, SP_DP_PORT_NO_RECV, SP_DP_DROP_NO_RECV, 0},
+        {to_port2, 2, SP_DP_PORT_DOWN, SP_DP_DROP_PORT_DOWN, 0},
+        /* The controller's copy dropped, the output kept. */
+        {to_both, 1, SP_DP_PORT_NO_PACKET_IN, SP_DROP_NO_PACKET_IN, 500},
+    };
+
+    (void)state;
+    make_traffic(500);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dp = run_with_port_config(cases[i].rules, cases[i].port,
+                                  cases[i].config);
+        p1 = port_stats(dp, 1), p2 = port_stats(dp, 2);
+        assert_int_equal(p1.rx, 500);
+        assert_int_equal(p1.drops[cases[i].reason], 500);
+        assert_int_equal(p1.packet_in, 0);
+        assert_int_equal(p2.tx, cases[i].port2_tx);
+        sp_dp_destroy(dp);
+    }
+
+    /* A port down is not polled: a thousand polls of the others find the
+     * input untouched; up again, all of it is received and forwarded. */
+    sp_sim_reset();
+    dp = make_dp(to_port2, 1);
+    sp_dp_port_config_set(dp, 1, SP_DP_PORT_DOWN | SP_DP_PORT_NO_FWD);
+    assert_int_equal(sp_dp_port_config(dp, 1),
+                     SP_DP_PORT_DOWN | SP_DP_PORT_NO_FWD);
+    sp_dp_port_config_set(dp, 9, SP_DP_PORT_DOWN); /* no port 9: ignored */
+    assert_int_equal(sp_dp_port_config(dp, 9), 0);
+    polls = sp_sim_polls();
+    start_pmd(dp);
+    WAIT_UNTIL("a thousand polls with port 1 down", sp_sim_polls() - polls,
+               1000);
+    assert_int_equal(port_stats(dp, 1).rx, 0);
+    sp_dp_port_config_set(dp, 1, 0);
+    WAIT_UNTIL("port 2 sent all once port 1 is up", port_stats(dp, 2).tx, 500);
+    stop_pmd();
+    assert_conserved(dp);
+    sp_dp_destroy(dp);
+    sp_sim_reset();
+    assert_int_equal(sp_sim.live_buffers, 0);
+}
+
 /* A sync orders every PACKET_OUT queued before it: sent on, or at the
  * controller, by the time it returns (a BARRIER's promise); and while PMD
  * 0 runs, a full queue waits for it instead of refusing. Bursts of
@@ -2148,6 +2232,7 @@ main(void)
         cmocka_unit_test_teardown(test_queues_of_each_pmd, stop_left_pmd),
         cmocka_unit_test_teardown(test_controller_path, stop_left_pmd),
         cmocka_unit_test_teardown(test_packet_outs_before_sync, stop_left_pmd),
+        cmocka_unit_test_teardown(test_port_config, stop_left_pmd),
     };
 
     int failed;

@@ -23,6 +23,9 @@ struct fake_switch {
     /* PACKET_OUT: the match frame_match gives, what was sent last, and
      * how many. */
     const char *frame_match;
+    /* PORT_MOD: the last call's port, config and mask, and how many. */
+    uint32_t port_mod[3];
+    unsigned port_mods;
     struct sp_of_packet_out sent;
     uint8_t sent_data[256];
     unsigned packet_outs;
@@ -127,6 +130,20 @@ fake_packet_out(void *aux, const struct sp_of_packet_out *po,
     return 0;
 }
 
+static int
+fake_port_mod(void *aux, const struct sp_of_session *from, uint32_t port,
+              uint32_t config, uint32_t mask, struct sp_of_error *err)
+{
+    struct fake_switch *fs = aux;
+
+    (void)from, (void)err;
+    fs->port_mod[0] = port;
+    fs->port_mod[1] = config;
+    fs->port_mod[2] = mask;
+    fs->port_mods++;
+    return 0;
+}
+
 /* The sessions of a roles test, for the switch to demote. */
 static struct sp_of_session *role_sessions[3];
 static struct sp_of_election election;
@@ -153,6 +170,7 @@ static struct sp_of_switch sw = {
     .table = fake_table,
     .frame_match = fake_frame_match,
     .packet_out = fake_packet_out,
+    .port_mod = fake_port_mod,
     .election = &election,
     .master = fake_master,
 };
@@ -183,18 +201,25 @@ match_of(const char *text)
     return sp_test_match(text, NULL);
 }
 
-/* A session that has exchanged HELLOs, its output empty. */
+/* A session of switch 'of' that has exchanged HELLOs, its output
+ * empty. */
 static void
-open_session(struct sp_of_session *s)
+open_session_of(struct sp_of_session *s, const struct sp_of_switch *of)
 {
     static const uint8_t hello[] = {4, 0, 0, 8, 0, 0, 0, 1};
 
-    sp_of_session_init(s, &sw);
+    sp_of_session_init(s, of);
     assert_true(s->hello_sent);
     assert_int_equal(s->out.len, 16);
     s->out.len = 0;
     assert_int_equal(sp_of_session_input(s, hello, sizeof hello), 0);
     assert_int_equal(s->out.len, 0);
+}
+
+static void
+open_session(struct sp_of_session *s)
+{
+    open_session_of(s, &sw);
 }
 
 /* Takes the first message of s->out: returns its type, length in *len,
@@ -1268,8 +1293,10 @@ test_port_status(void **state)
     assert_int_equal(sp_of_get32(msg + 48), 0);
     assert_int_equal(sp_of_get32(msg + 52), SP_OFPPS_LINK_DOWN);
     p.link_down = false;
+    p.config = SP_OFPPC_NO_FWD;
     assert_int_equal(sp_of_session_port_status(&s, &p, SP_OFPPR_MODIFY), 0);
     assert_int_equal(pop(&s, msg, &len), SP_OFPT_PORT_STATUS);
+    assert_int_equal(sp_of_get32(msg + 48), SP_OFPPC_NO_FWD);
     assert_int_equal(sp_of_get32(msg + 52), SP_OFPPS_LIVE);
     /* Nothing asynchronous before the peer's HELLO: its version is not
      * known yet. */
@@ -1315,13 +1342,47 @@ test_port_mod(void **state)
     pm[11] = 2; /* port 2 */
     pm[21] = 2; /* its address, 00:00:00:00:00:02 */
     pm[27] = 1; /* config PORT_DOWN, with a mask of 0: no change */
+    fsw->port_mods = 0;
     assert_int_equal(sp_of_session_input(&s, pm, sizeof pm), 0);
     assert_int_equal(s.out.len, 0);
+    /* A mask of bits OpenFlow 1.3 does not have (NO_STP, NO_FLOOD) is
+     * no change either, as ovs-vswitchd takes it. */
+    pm[31] = 0x12;
+    assert_int_equal(sp_of_session_input(&s, pm, sizeof pm), 0);
+    assert_int_equal(s.out.len + fsw->port_mods, 0);
+    /* PORT_DOWN and NO_FWD in the mask go to the switch, the config's
+     * other bits (in no mask) left out. */
+    pm[27] = 0xff;
+    pm[31] = 0x21;
+    assert_int_equal(sp_of_session_input(&s, pm, sizeof pm), 0);
+    assert_int_equal(s.out.len, 0);
+    assert_int_equal(fsw->port_mods, 1);
+    assert_int_equal(fsw->port_mod[0], 2);
+    assert_int_equal(fsw->port_mod[1], SP_OFPPC_PORT_DOWN | SP_OFPPC_NO_FWD);
+    assert_int_equal(fsw->port_mod[2], SP_OFPPC_PORT_DOWN | SP_OFPPC_NO_FWD);
+    pm[27] = 1;
+    pm[31] = 0;
 
+    /* A switch without port_mod changes no config. */
+    {
+        struct sp_of_switch plain = sw;
+        struct sp_of_session p;
+
+        plain.port_mod = NULL;
+        open_session_of(&p, &plain);
+        memcpy(bad, pm, sizeof bad);
+        bad[31] = 1; /* mask PORT_DOWN */
+        expect_error(&p, bad, sizeof bad, SP_OFPET_PORT_MOD_FAILED,
+                     SP_OFPPMFC_BAD_CONFIG);
+        sp_of_session_free(&p);
+    }
+    /* An advertise change is refused whole: the config in it not set. */
     memcpy(bad, pm, sizeof bad);
-    bad[31] = 1; /* mask PORT_DOWN */
+    bad[31] = 1;
+    bad[35] = 0x20;
     expect_error(&s, bad, sizeof bad, SP_OFPET_PORT_MOD_FAILED,
-                 SP_OFPPMFC_BAD_CONFIG);
+                 SP_OFPPMFC_BAD_ADVERTISE);
+    assert_int_equal(fsw->port_mods, 1);
     memcpy(bad, pm, sizeof bad);
     bad[35] = 0x20; /* advertise 1GB_FD */
     expect_error(&s, bad, sizeof bad, SP_OFPET_PORT_MOD_FAILED,
@@ -1936,12 +1997,9 @@ test_packet_out_session(void **state)
     {
         struct sp_of_switch plain = sw;
         struct sp_of_session p;
-        static const uint8_t hello[] = {4, 0, 0, 8, 0, 0, 0, 1};
 
         plain.packet_out = NULL;
-        sp_of_session_init(&p, &plain);
-        p.out.len = 0;
-        sp_of_session_input(&p, hello, sizeof hello);
+        open_session_of(&p, &plain);
         expect_error(&p, b.data, b.len, SP_OFPET_BAD_REQUEST,
                      SP_OFPBRC_BAD_TYPE);
         sp_of_session_free(&p);
@@ -2154,14 +2212,11 @@ test_roles(void **state)
     {
         struct sp_of_switch plain = sw;
         struct sp_of_session p;
-        static const uint8_t hello[] = {4, 0, 0, 8, 0, 0, 0, 1};
         uint8_t rr[24] = {4, SP_OFPT_ROLE_REQUEST, 0, 24, 0, 0, 0, 1, 0, 0,
                           0, SP_OFPCR_ROLE_MASTER};
 
         plain.election = NULL;
-        sp_of_session_init(&p, &plain);
-        p.out.len = 0;
-        sp_of_session_input(&p, hello, sizeof hello);
+        open_session_of(&p, &plain);
         expect_error(&p, rr, sizeof rr, SP_OFPET_BAD_REQUEST,
                      SP_OFPBRC_BAD_TYPE);
         sp_of_session_free(&p);

@@ -10,6 +10,7 @@
  */
 #include "cli/openflow.c"
 
+#include <errno.h>
 #include <malloc.h>
 
 #include "openflow/internal.h"
@@ -36,6 +37,13 @@ sp_io_port_link_up(unsigned port)
 {
     (void)port;
     return true;
+}
+
+int
+sp_io_port_set_link(unsigned port, bool up)
+{
+    (void)port, (void)up;
+    return -ENOTSUP;
 }
 
 /* main.c's: nothing here connects to a controller, whose probe logs. */

@@ -33,20 +33,22 @@ struct sp_actions;
 /* X(id, short name, description): why the actions dropped packets. The
  * datapath's counters go on with its own reasons (SP_DP_DROP_REASONS in
  * datapath.h); the short names are the counters' and telemetry's. */
-#define SP_DROP_REASONS(X)                                          \
-    X(ACTION, "action", "drop action")                              \
-    X(NO_OUTPUT, "no_output", "no output action")                   \
-    X(TTL, "ttl", "TTL or hop limit expired")                       \
-    X(NO_PORT, "no_port", "output port missing")                    \
-    X(TX_FULL, "tx_full", "transmit batch still full after flush")  \
-    X(NO_BUFFER, "no_buffer",                                       \
-      "no free buffer for a copy or a multi-mbuf frame")            \
-    X(NO_HEADROOM, "no_headroom", "no headroom to push a VLAN tag") \
-    X(NO_CONTROLLER, "no_controller",                               \
-      "output to the controller with none connected")               \
-    X(CONTROLLER_FULL, "controller_full",                           \
-      "the queue to the controller was full")                       \
-    X(IN_PORT, "in_port", "not sent back to the port it came in on")
+#define SP_DROP_REASONS(X)                                           \
+    X(ACTION, "action", "drop action")                               \
+    X(NO_OUTPUT, "no_output", "no output action")                    \
+    X(TTL, "ttl", "TTL or hop limit expired")                        \
+    X(NO_PORT, "no_port", "output port missing")                     \
+    X(TX_FULL, "tx_full", "transmit batch still full after flush")   \
+    X(NO_BUFFER, "no_buffer",                                        \
+      "no free buffer for a copy or a multi-mbuf frame")             \
+    X(NO_HEADROOM, "no_headroom", "no headroom to push a VLAN tag")  \
+    X(NO_CONTROLLER, "no_controller",                                \
+      "output to the controller with none connected")                \
+    X(CONTROLLER_FULL, "controller_full",                            \
+      "the queue to the controller was full")                        \
+    X(IN_PORT, "in_port", "not sent back to the port it came in on") \
+    X(NO_PACKET_IN, "no_packet_in",                                  \
+      "to the controller from a port with NO_PACKET_IN")
 
 enum sp_drop_reason {
 #define SP_DROP_ENUM(id, name, description) SP_DROP_##id,

@@ -69,11 +69,14 @@ struct sp_dp_config {
 /* X(id, short name, description): every reason a packet is counted as
  * dropped, the actions' (SP_DROP_REASONS in actions.h) then the
  * datapath's own, so that SP_DP_DROP_x == SP_DROP_x for the actions'. */
-#define SP_DP_DROP_REASONS(X)                                 \
-    SP_DROP_REASONS(X)                                        \
-    X(NO_MATCH, "no_match", "matched no rule")                \
-    X(TX_REFUSED, "tx_refused", "the device did not take it") \
-    X(TOO_LONG, "too_long", "in segments, too long for one buffer")
+#define SP_DP_DROP_REASONS(X)                                       \
+    SP_DROP_REASONS(X)                                              \
+    X(NO_MATCH, "no_match", "matched no rule")                      \
+    X(TX_REFUSED, "tx_refused", "the device did not take it")       \
+    X(TOO_LONG, "too_long", "in segments, too long for one buffer") \
+    X(NO_RECV, "no_recv", "received on a port with NO_RECV")        \
+    X(NO_FWD, "no_fwd", "sent to a port with NO_FWD")               \
+    X(PORT_DOWN, "port_down", "sent to a port that is down")
 
 enum sp_dp_drop_reason {
 #define SP_DP_DROP_ENUM(id, name, description) SP_DP_DROP_##id,
@@ -280,6 +283,26 @@ int sp_dp_packet_out(struct sp_dp *dp, const uint8_t *data, uint32_t len,
                      struct sp_err *err);
 /* Gives back every packet still queued either way, once no PMD runs. */
 void sp_dp_controller_drain(struct sp_dp *dp);
+
+/*
+ * A port's OpenFlow config (PORT_MOD: ofp_port_config bits), applied as
+ * ovs-vswitchd applies them, from each PMD thread's next poll on (so
+ * sp_dp_sync() returns once all apply it). Drops are counted on the port
+ * the packet came in on.
+ */
+#define SP_DP_PORT_DOWN    0x01 /* not polled; sent to it: port_down */
+#define SP_DP_PORT_NO_RECV 0x04 /* what it receives: no_recv */
+#define SP_DP_PORT_NO_FWD  0x20 /* sent to it: no_fwd */
+#define SP_DP_PORT_NO_PACKET_IN        \
+    0x40 /* from it to the controller: \
+          * no_packet_in */
+#define SP_DP_PORT_CONFIG_ALL                                   \
+    (SP_DP_PORT_DOWN | SP_DP_PORT_NO_RECV | SP_DP_PORT_NO_FWD | \
+     SP_DP_PORT_NO_PACKET_IN)
+
+/* Sets port's config (bits of SP_DP_PORT_CONFIG_ALL); one thread. */
+void sp_dp_port_config_set(struct sp_dp *dp, unsigned port, uint32_t config);
+uint32_t sp_dp_port_config(const struct sp_dp *dp, unsigned port);
 
 void sp_dp_port_stats(struct sp_dp *dp, unsigned port,
                       struct sp_dp_port_stats *out);

@@ -112,6 +112,9 @@ void sp_io_port_mac(unsigned port, uint8_t mac[6]);
  * (rte_eth_link_get_nowait); a device that cannot say is up. For the
  * control thread: OpenFlow's PORT_STATUS and port descriptions. */
 bool sp_io_port_link_up(unsigned port);
+/* Sets the port's link up or down (rte_eth_dev_set_link_up/down):
+ * 0, -ENOTSUP when the device cannot, or another negative errno. */
+int sp_io_port_set_link(unsigned port, bool up);
 
 /* What a port's device counted itself (rte_eth_stats): frames it lost
  * before simdpath could receive them (no room in the receive ring,

@@ -144,6 +144,7 @@ enum {
     SP_OFPPMFC_BAD_HW_ADDR = 1,
     SP_OFPPMFC_BAD_CONFIG = 2,
     SP_OFPPMFC_BAD_ADVERTISE = 3,
+    SP_OFPPMFC_EPERM = 4,
 };
 enum { SP_OFPTMFC_BAD_TABLE = 0 };
 enum { SP_OFPTFFC_EPERM = 5 };
@@ -248,8 +249,19 @@ struct sp_of_port {
     uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes;
     uint64_t rx_dropped, tx_dropped, rx_errors, tx_errors;
     uint32_t duration_sec;
-    bool link_down; /* state LINK_DOWN, else LIVE */
+    bool link_down;  /* state LINK_DOWN, else LIVE */
+    uint32_t config; /* SP_OFPPC_* */
 };
+
+/* Port config bits (ofp_port_config) of OpenFlow 1.3; PORT_MOD leaves
+ * others alone, as ovs-vswitchd does. */
+#define SP_OFPPC_PORT_DOWN    0x01u
+#define SP_OFPPC_NO_RECV      0x04u
+#define SP_OFPPC_NO_FWD       0x20u
+#define SP_OFPPC_NO_PACKET_IN 0x40u
+#define SP_OFPPC_ALL                                           \
+    (SP_OFPPC_PORT_DOWN | SP_OFPPC_NO_RECV | SP_OFPPC_NO_FWD | \
+     SP_OFPPC_NO_PACKET_IN)
 
 struct sp_of_table {
     uint32_t active_count;
@@ -319,6 +331,13 @@ struct sp_of_switch {
      * sent the controller until then (PACKET_INs). NULL: nothing to wait
      * for. */
     void (*barrier)(void *aux);
+    /* PORT_MOD of a valid port and address: sets the config bits in mask
+     * (SP_OFPPC_ALL bits only, config within it) to config's, and tells
+     * the other connections (PORT_STATUS) if that changed it; 0, or -1
+     * with err. NULL: a PORT_MOD that would change the config is
+     * OFPPMFC_BAD_CONFIG. */
+    int (*port_mod)(void *aux, const struct sp_of_session *from, uint32_t port,
+                    uint32_t config, uint32_t mask, struct sp_of_error *err);
     struct sp_of_election *election;
     /* Session s becomes master: every other master connection becomes a
      * slave (its role set to SP_OFPCR_ROLE_SLAVE). */

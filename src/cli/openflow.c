@@ -674,6 +674,61 @@ sw_port(void *aux, unsigned port, struct sp_of_port *out)
     clock_gettime(CLOCK_MONOTONIC, &now);
     out->duration_sec = (uint32_t)(now.tv_sec - ch.started.tv_sec);
     out->link_down = !sp_io_port_link_up(port);
+    out->config = sp_dp_port_config(ch.dp, port);
+}
+
+/* The datapath takes OpenFlow's port config bits as they are. */
+_Static_assert(SP_OFPPC_PORT_DOWN == SP_DP_PORT_DOWN &&
+                   SP_OFPPC_NO_RECV == SP_DP_PORT_NO_RECV &&
+                   SP_OFPPC_NO_FWD == SP_DP_PORT_NO_FWD &&
+                   SP_OFPPC_NO_PACKET_IN == SP_DP_PORT_NO_PACKET_IN,
+               "OpenFlow's port config bits are the datapath's");
+
+/* PORT_STATUS (MODIFY) of port p to every connection but 'except'. */
+static void
+port_status_all(const struct sp_of_port *p, const struct sp_of_session *except)
+{
+    for (unsigned i = 0; i < ch.n_conns; i++) {
+        if (&ch.conns[i].s != except) {
+            sp_of_session_port_status(&ch.conns[i].s, p, SP_OFPPR_MODIFY);
+        }
+    }
+}
+
+/* PORT_MOD: PORT_DOWN also sets the device's link down (or up), as
+ * ovs-vswitchd does for a DPDK port, where the device can (net_tap, most
+ * NICs; not net_null or net_pcap: the port then only stops being polled
+ * and sent to). A change goes to the other connections as PORT_STATUS;
+ * as ovs-vswitchd before OpenFlow 1.5, not to the one that asked. */
+static int
+sw_port_mod(void *aux, const struct sp_of_session *from, uint32_t port,
+            uint32_t config, uint32_t mask, struct sp_of_error *err)
+{
+    uint32_t old = sp_dp_port_config(ch.dp, port);
+    uint32_t new = (old & ~mask) | (config & mask);
+    struct sp_of_port p = {.port_no = port};
+
+    (void)aux;
+    if ((old ^ new) & SP_DP_PORT_DOWN) {
+        int rc = sp_io_port_set_link(port, !(new &SP_DP_PORT_DOWN));
+
+        if (rc && rc != -ENOTSUP) {
+            return sp_of_fail(err, SP_OFPET_PORT_MOD_FAILED, SP_OFPPMFC_EPERM,
+                              "port %u: the device did not set its link "
+                              "%s: %s",
+                              port, new &SP_DP_PORT_DOWN ? "down" : "up",
+                              strerror(-rc));
+        }
+    }
+    if (new == old) {
+        return 0;
+    }
+    sp_dp_port_config_set(ch.dp, port, new);
+    sw_port(NULL, port, &p);
+    /* The link it set is told now, not again by the next poll. */
+    ch.link_down[port] = p.link_down;
+    port_status_all(&p, from);
+    return 0;
 }
 
 /* Ports' links, polled about once a second (DPDK's link-state interrupt
@@ -691,9 +746,7 @@ poll_links(void)
             continue;
         }
         ch.link_down[port] = p.link_down;
-        for (unsigned i = 0; i < ch.n_conns; i++) {
-            sp_of_session_port_status(&ch.conns[i].s, &p, SP_OFPPR_MODIFY);
-        }
+        port_status_all(&p, NULL);
     }
 }
 
@@ -1424,6 +1477,7 @@ sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,
         .frame_match = sw_frame_match,
         .packet_out = sw_packet_out,
         .barrier = sw_barrier,
+        .port_mod = sw_port_mod,
         .election = &ch.election,
         .master = sw_master,
     };

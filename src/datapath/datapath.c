@@ -180,6 +180,8 @@ struct sp_dp {
      * (atomic): the ring's own tail moves on before a burst through the
      * rules is sent. */
     uint32_t packet_outs_run;
+    /* Each port's SP_DP_PORT_* config (atomic), by port number. */
+    uint32_t port_config[SP_DP_MAX_PORTS + 1];
 };
 
 /* Short names for reports and telemetry, by reason. */
@@ -253,12 +255,37 @@ stage_end(struct pmd *pmd, enum sp_dp_stage stage)
     }
 }
 
+static uint32_t
+port_config(const struct sp_dp *dp, unsigned port)
+{
+    return __atomic_load_n(&dp->port_config[port], __ATOMIC_RELAXED);
+}
+
+/* Drops a burst's packets for reason, counted on the burst's port. */
+static void
+drop_all(struct pmd *pmd, struct sp_packet *const *pkts, uint32_t count,
+         enum sp_dp_drop_reason reason)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        pmd->dp->io->free(pkts[i]);
+    }
+    bump(&pmd->ports[pmd->in_port].drops[reason], count);
+}
+
 /* Sends count packets to a port, counts those it took and refused. */
 static void
 send_port(struct pmd *pmd, uint32_t port, struct sp_packet *const *pkts,
           uint32_t count)
 {
-    uint32_t sent = pmd->dp->io->tx(port, pmd->index, pkts, count);
+    uint32_t config = port_config(pmd->dp, port), sent;
+
+    if (__builtin_expect(config & (SP_DP_PORT_DOWN | SP_DP_PORT_NO_FWD), 0)) {
+        drop_all(pmd, pkts, count,
+                 config & SP_DP_PORT_DOWN ? SP_DP_DROP_PORT_DOWN
+                                          : SP_DP_DROP_NO_FWD);
+        return;
+    }
+    sent = pmd->dp->io->tx(port, pmd->index, pkts, count);
 
     bump(&pmd->ports[port].tx, sent);
     bump(&pmd->ports[port].drops[SP_DP_DROP_TX_REFUSED], count - sent);
@@ -326,6 +353,9 @@ actions_controller(struct sp_action_ctx *ctx, struct sp_packet *pkt,
 
     if (!__atomic_load_n(&pmd->dp->controller, __ATOMIC_ACQUIRE)) {
         return SP_DROP_NO_CONTROLLER;
+    }
+    if (port_config(pmd->dp, pmd->in_port) & SP_DP_PORT_NO_PACKET_IN) {
+        return SP_DROP_NO_PACKET_IN;
     }
     e = sp_spsc_reserve(&pmd->packet_in);
     if (!e) {
@@ -788,7 +818,10 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
         for (unsigned q = index; q < n_queues;
              q += n_pmds, next_pair(&port, &queue, n_pmds, n_rxq)) {
             uint64_t start = now;
-            uint32_t n = io->rx(port, queue, pkts, SP_BATCH_MAX, &lost);
+            uint32_t config = port_config(dp, port);
+            uint32_t n = config & SP_DP_PORT_DOWN
+                             ? 0
+                             : io->rx(port, queue, pkts, SP_BATCH_MAX, &lost);
 
             if (n) {
                 pmd->burst_tsc = start;
@@ -813,8 +846,12 @@ sp_dp_pmd_run(struct sp_dp *dp, unsigned index)
                 pmd->in_port = port;
                 pmd->actions.in_port = port; /* rx gives it to each */
                 bump(&pmd->ports[port].rx, n);
-                process_burst(pmd, pkts, ptrs, n);
-                packet_in_notify(pmd);
+                if (__builtin_expect(config & SP_DP_PORT_NO_RECV, 0)) {
+                    drop_all(pmd, ptrs, n, SP_DP_DROP_NO_RECV);
+                } else {
+                    process_burst(pmd, pkts, ptrs, n);
+                    packet_in_notify(pmd);
+                }
             }
             received |= n != 0;
             full |= n == SP_BATCH_MAX;
@@ -1696,6 +1733,21 @@ sp_dp_perf_clear(struct sp_dp *dp)
             take_clear(dp->pmds[i]);
         }
     }
+}
+
+void
+sp_dp_port_config_set(struct sp_dp *dp, unsigned port, uint32_t config)
+{
+    if (port >= 1 && port <= dp->config.n_ports) {
+        __atomic_store_n(&dp->port_config[port],
+                         config & SP_DP_PORT_CONFIG_ALL, __ATOMIC_RELAXED);
+    }
+}
+
+uint32_t
+sp_dp_port_config(const struct sp_dp *dp, unsigned port)
+{
+    return port >= 1 && port <= dp->config.n_ports ? port_config(dp, port) : 0;
 }
 
 void

@@ -578,6 +578,16 @@ sp_io_port_link_up(unsigned port)
     return link.link_status == RTE_ETH_LINK_UP;
 }
 
+int
+sp_io_port_set_link(unsigned port, bool up)
+{
+    if (port < 1 || port > n_ports) {
+        return -EINVAL;
+    }
+    return up ? rte_eth_dev_set_link_up(dpdk_id[port])
+              : rte_eth_dev_set_link_down(dpdk_id[port]);
+}
+
 /* Adds what the kernel dropped on af_packet ports' rings since the last
  * call to ring_drops; called with ring_drops_lock held. */
 static void

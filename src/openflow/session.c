@@ -300,13 +300,13 @@ put_port_stats(struct sp_of_buf *b, const struct sp_of_port *p)
 static int
 put_port_desc(struct sp_of_buf *b, const struct sp_of_port *p)
 {
-    /* config 0; state as ovs-vswitchd has it, LIVE when the link is up,
-     * else LINK_DOWN; speeds unknown (0). */
+    /* State as ovs-vswitchd has it, LIVE when the link is up, else
+     * LINK_DOWN; speeds unknown (0). */
     uint32_t state = p->link_down ? SP_OFPPS_LINK_DOWN : SP_OFPPS_LIVE;
 
     return sp_of_put32(b, p->port_no) || !sp_of_buf_put(b, 4) ||
            sp_of_put_bytes(b, p->hw_addr, 6) || !sp_of_buf_put(b, 2) ||
-           put_str(b, p->name, 16) || sp_of_put32(b, 0) ||
+           put_str(b, p->name, 16) || sp_of_put32(b, p->config) ||
            sp_of_put32(b, state) || !sp_of_buf_put(b, 24);
 }
 
@@ -337,15 +337,15 @@ sp_of_session_port_status(struct sp_of_session *s, const struct sp_of_port *p,
 
 #define PORT_MOD_LEN 40
 
-/* PORT_MOD: its port and address are checked as ovs-vswitchd does; one
- * that changes nothing (mask and advertise 0) is taken, one that would
- * change the port's config or advertised features is refused, as
- * simdpath cannot take a port down or stop it receiving by itself. */
+/* PORT_MOD: its port and address are checked as ovs-vswitchd does, the
+ * config bits of OpenFlow 1.3 in its mask go to the switch (others are
+ * left alone, as ovs-vswitchd does); one that would change the
+ * advertised features is refused whole: simdpath sets no link speeds. */
 static int
 handle_port_mod(struct sp_of_session *s, const uint8_t *msg, size_t len,
                 struct sp_of_error *err)
 {
-    uint32_t port_no, mask, advertise;
+    uint32_t port_no, config, mask, advertise;
     struct sp_of_port p;
 
     if (len != PORT_MOD_LEN) {
@@ -354,7 +354,8 @@ handle_port_mod(struct sp_of_session *s, const uint8_t *msg, size_t len,
                           PORT_MOD_LEN);
     }
     port_no = sp_of_get32(msg + 8);
-    mask = sp_of_get32(msg + 28);
+    config = sp_of_get32(msg + 24) & SP_OFPPC_ALL;
+    mask = sp_of_get32(msg + 28) & SP_OFPPC_ALL;
     advertise = sp_of_get32(msg + 32);
     if (port_no < 1 || port_no > s->sw->n_ports) {
         return sp_of_fail(err, SP_OFPET_PORT_MOD_FAILED, SP_OFPPMFC_BAD_PORT,
@@ -368,12 +369,6 @@ handle_port_mod(struct sp_of_session *s, const uint8_t *msg, size_t len,
                           SP_OFPPMFC_BAD_HW_ADDR,
                           "hw_addr is not port %u's address", port_no);
     }
-    if (mask) {
-        return sp_of_fail(err, SP_OFPET_PORT_MOD_FAILED, SP_OFPPMFC_BAD_CONFIG,
-                          "port config bits %#x: simdpath changes no port's "
-                          "config",
-                          mask);
-    }
     if (advertise) {
         return sp_of_fail(err, SP_OFPET_PORT_MOD_FAILED,
                           SP_OFPPMFC_BAD_ADVERTISE,
@@ -381,7 +376,16 @@ handle_port_mod(struct sp_of_session *s, const uint8_t *msg, size_t len,
                           "advertised features",
                           advertise);
     }
-    return 0;
+    if (!mask) {
+        return 0;
+    }
+    if (!s->sw->port_mod) {
+        return sp_of_fail(err, SP_OFPET_PORT_MOD_FAILED, SP_OFPPMFC_BAD_CONFIG,
+                          "port config bits %#x: this switch changes no "
+                          "port's config",
+                          mask);
+    }
+    return s->sw->port_mod(s->sw->aux, s, port_no, config & mask, mask, err);
 }
 
 static int

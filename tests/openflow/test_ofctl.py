@@ -410,6 +410,65 @@ def rx_packets():
     return int(m.group(1)) if m else 0
 
 
+def wait_rx(more):
+    """Waits until port 1 has received 'more' packets beyond now."""
+    want = rx_packets() + more
+    deadline = time.time() + CAP
+    while time.time() < deadline:
+        if rx_packets() >= want:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def port_drops():
+    """Port 1's drops by reason, from ctl counters-show."""
+    return counters(ctl("counters-show")[1]).get(1, {}).get("drops", {})
+
+
+def port_config(port):
+    """The config words dump-ports-desc prints for port."""
+    out = ofctl("dump-ports-desc", TARGET).stdout
+    m = re.search(r"^ %d\(.*\n\s+config:\s+(.*)$" % port, out, re.M)
+    return m.group(1).split() if m else None
+
+
+def test_port_config(proc):
+    """mod-port as ovs-vswitchd takes it, under traffic: no-forward stops
+    what goes to port 2 (no_fwd), no-receive what port 1 takes in
+    (no_recv), down both ways (port_down; net_null and net_pcap set no
+    link, so only simdpath's side changes); dump-ports-desc shows each,
+    and undoing it brings the traffic back. ovs-ofctl waits for a
+    BARRIER after the PORT_MOD, so what is counted after it is under the
+    new config: port 2's tx does not move while 20,000 packets come in."""
+    ofctl("add-flow", TARGET, "priority=600,udp,actions=output:2")
+    check(wait_tx(2, 1000) is not None, "udp reaches port 2")
+    for port, word, config, reason in (
+            ("2", "no-forward", "NO_FWD", "no_fwd"),
+            ("1", "no-receive", "NO_RECV", "no_recv"),
+            ("2", "down", "PORT_DOWN", "port_down")):
+        ofctl("mod-port", TARGET, port, word)
+        check(port_config(int(port)) == [config],
+              "mod-port %s %s: config %s: %s"
+              % (port, word, config, port_config(int(port))))
+        tx, before = port_tx().get(2), port_drops().get(reason, 0)
+        check(wait_rx(20000) and port_tx().get(2) == tx and
+              port_drops().get(reason, 0) >= before + 10000,
+              "mod-port %s %s: nothing leaves on port 2 (tx %s, now %s), "
+              "%s drops grow: %s" % (port, word, tx, port_tx().get(2),
+                                     reason, port_drops()))
+        undo = {"no-forward": "forward", "no-receive": "receive",
+                "down": "up"}[word]
+        ofctl("mod-port", TARGET, port, undo)
+        check(port_config(int(port)) == ["0"],
+              "mod-port %s %s: config 0: %s"
+              % (port, undo, port_config(int(port))))
+        check(wait_tx(2, 1000) is not None,
+              "mod-port %s %s: udp reaches port 2 again" % (port, undo))
+    ofctl("del-flows", TARGET)
+    check(proc.poll() is None, "simdpath still runs")
+
+
 def flow_stats_entries(m):
     """How many rules a flow MULTIPART_REPLY lists."""
     entries, ofs = 0, 16
@@ -975,6 +1034,7 @@ def main():
         TARGET = "tcp:127.0.0.1:%d" % PORT
         test_ofctl(proc)
         test_idle(proc)
+        test_port_config(proc)
         test_malformed(proc)
         test_malformed_more(proc)
         test_controller(proc, ctrl)

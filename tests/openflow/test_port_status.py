@@ -8,9 +8,11 @@ and up with `ip link`), a net_null one and `--openflow ptcp:PORT`;
 `ovs-ofctl -O OpenFlow13 monitor` must print a PORT_STATUS (MOD) with
 state LINK_DOWN after the interface goes down and one with LIVE after it
 comes up, and `dump-ports-desc` must show the same states; the net_null
-port gets none. `mod-port` that would take the port down is refused with
-OFPPMFC_BAD_CONFIG. Waits are bounded by what is seen, with a time cap as
-a safety net only. Root only (a tap interface); skips (77) without root,
+port gets none. `mod-port down` takes the tap's kernel interface down
+(PORT_STATUS with config PORT_DOWN, state LINK_DOWN), `mod-port up` brings
+it back, `no-forward` shows as NO_FWD; each change is one PORT_STATUS,
+none repeated by the link polls. Waits are bounded by what is seen, with
+a time cap as a safety net only. Root only (a tap interface); skips (77) without root,
 /dev/net/tun, iproute2 or ovs-ofctl.
 """
 import os
@@ -56,8 +58,8 @@ def port_states():
 
 
 class Monitor:
-    """ovs-ofctl monitor, its PORT_STATUS messages as (port name, state)
-    in a queue."""
+    """ovs-ofctl monitor, its PORT_STATUS messages as (port name, reason,
+    state, config) in a queue."""
 
     def __init__(self, work):
         env = dict(os.environ, OVS_RUNDIR=work)
@@ -66,16 +68,20 @@ class Monitor:
                                   stderr=subprocess.STDOUT, text=True,
                                   env=env)
         self.q = queue.Queue()
-        threading.Thread(target=self.read, daemon=True).start()
+        self.reader = threading.Thread(target=self.read, daemon=True)
+        self.reader.start()
 
     def read(self):
-        name = None
+        name = config = None
         for line in self.p.stdout:
+            words = line.split()
             if "OFPT_PORT_STATUS" in line:
                 name = line.split("(")[-1].split(")")[0]
                 self.reason = line.split("): ")[1].split(":")[0]
-            elif name and line.split()[:1] == ["state:"]:
-                self.q.put((name, self.reason, line.split()[1]))
+            elif name and words[:1] == ["config:"]:
+                config = " ".join(words[1:])
+            elif name and words[:1] == ["state:"]:
+                self.q.put((name, self.reason, words[1], config))
                 name = None
 
     def next(self):
@@ -105,6 +111,23 @@ def wait_accepted(client, server):
                "pid=%d," % server in e[-1] for e in ends):
             return True
         time.sleep(0.05)
+    return False
+
+
+def iface_flags():
+    """The kernel's flags of the tap interface (UP, LOWER_UP, ...)."""
+    out = subprocess.run(["ip", "-o", "link", "show", IFACE],
+                         capture_output=True, text=True).stdout
+    return out.split("<")[1].split(">")[0].split(",") if "<" in out else []
+
+
+def wait_no_rules():
+    """Waits until dump-flows no longer lists the priority=7 rule."""
+    deadline = time.time() + CAP
+    while time.time() < deadline:
+        if "priority=7" not in ofctl("dump-flows", TARGET).stdout:
+            return True
+        time.sleep(0.1)
     return False
 
 
@@ -158,28 +181,58 @@ def main():
               "simdpath took the monitor's connection")
         subprocess.run(["ip", "link", "set", IFACE, "down"], check=True)
         got = mon.next()
-        check(got == ("net_tap0", "MOD", "LINK_DOWN"),
+        check(got == ("net_tap0", "MOD", "LINK_DOWN", "0"),
               "PORT_STATUS MOD LINK_DOWN after ip link down: %s" % (got,))
         check(wait_state("net_tap0", "LINK_DOWN"),
               "dump-ports-desc: LINK_DOWN: %s" % port_states())
         subprocess.run(["ip", "link", "set", IFACE, "up"], check=True)
         got = mon.next()
-        check(got == ("net_tap0", "MOD", "LIVE"),
+        check(got == ("net_tap0", "MOD", "LIVE", "0"),
               "PORT_STATUS MOD LIVE after ip link up: %s" % (got,))
         check(port_states().get("net_tap0") == "LIVE",
               "dump-ports-desc: LIVE: %s" % port_states())
         check(mon.q.empty(), "no other PORT_STATUS (net_null0 never "
               "changes): %s" % list(mon.q.queue))
+        # mod-port down takes the device's link down, as ovs-vswitchd
+        # does for a DPDK port: the kernel's side of net_tap goes down.
         p = ofctl("mod-port", TARGET, "1", "down")
-        check(p.returncode != 0 and "OFPPMFC_BAD_CONFIG" in p.stderr,
-              "mod-port down: OFPPMFC_BAD_CONFIG: %s" % p.stderr)
-        check(port_states().get("net_tap0") == "LIVE",
-              "and the port stays LIVE")
+        check(p.returncode == 0, "mod-port down: %s" % p.stderr)
+        got = mon.next()
+        check(got == ("net_tap0", "MOD", "LINK_DOWN", "PORT_DOWN"),
+              "PORT_STATUS MOD PORT_DOWN LINK_DOWN after mod-port down: %s"
+              % (got,))
+        check(port_states().get("net_tap0") == "LINK_DOWN",
+              "dump-ports-desc: LINK_DOWN: %s" % port_states())
+        check("UP" not in iface_flags(),
+              "the kernel's interface is down: %s" % iface_flags())
+        p = ofctl("mod-port", TARGET, "1", "up")
+        check(p.returncode == 0, "mod-port up: %s" % p.stderr)
+        got = mon.next()
+        check(got == ("net_tap0", "MOD", "LIVE", "0"),
+              "PORT_STATUS MOD LIVE after mod-port up: %s" % (got,))
+        check("UP" in iface_flags(),
+              "the kernel's interface is up: %s" % iface_flags())
+        p = ofctl("mod-port", TARGET, "2", "no-forward")
+        check(p.returncode == 0 and mon.next() ==
+              ("net_null0", "MOD", "LIVE", "NO_FWD"),
+              "mod-port no-forward: PORT_STATUS MOD NO_FWD: %s" % p.stderr)
+        # Two rules expiring in turn prove a whole round of the channel's
+        # once-a-second work (expiry, then the link poll) after the last
+        # mod-port: a link poll that told a change again has sent it by
+        # then, and the monitor prints all it got before it exits.
+        for _ in range(2):
+            ofctl("add-flow", TARGET,
+                  "priority=7,hard_timeout=1,udp,actions=drop")
+            check(wait_no_rules(), "the hard_timeout rule expires")
         rc = subprocess.run([EXE, "ctl", "--socket", ctl, "stop"],
                             capture_output=True, text=True, timeout=60)
         check(rc.returncode == 0, "ctl stop: " + rc.stderr)
-        out, err = proc.communicate(timeout=CAP)
-        check(proc.returncode == 0, "simdpath exits 0: " + err[-800:])
+        proc.communicate(timeout=CAP)
+        mon.reader.join(timeout=CAP)
+        check(not mon.reader.is_alive() and mon.q.empty(),
+              "one PORT_STATUS a change, none from the link polls after "
+              "mod-port: %s" % list(mon.q.queue))
+        check(proc.returncode == 0, "simdpath exits 0")
     finally:
         if mon:
             mon.stop()
