@@ -34,6 +34,7 @@
 #define READ_CHUNK     65536
 #define BACKOFF_MIN_MS 1000
 #define BACKOFF_MAX_MS 8000
+#define LOOKUP_POLL_MS 20 /* how often a running name lookup is looked at */
 
 /* What OpenFlow knows of a rule that the datapath does not keep: cookie,
  * timeouts, flags, when it was added and when last added or modified
@@ -52,11 +53,26 @@ struct meta {
     unsigned seen; /* snapshot generation that last saw the rule */
 };
 
-/* A --controller: connected, connecting, or waiting to try again. */
+/* A host name being looked up by a thread of its own, so that a DNS
+ * server that does not answer never holds the channel's thread (every
+ * connection, the PACKET_INs) for the resolver's timeouts. 'state' is
+ * atomic: the channel abandons a lookup it no longer waits for, and
+ * whichever of the two comes last frees it. */
+enum { LOOKUP_RUNNING, LOOKUP_DONE, LOOKUP_ABANDONED };
+
+struct lookup {
+    char host[256], port[8];
+    int state, rc;
+    struct addrinfo *result;
+};
+
+/* A --controller: connected, connecting, looking its name up, or waiting
+ * to try again. */
 struct controller {
     char host[256], port[8];
-    int fd;  /* connecting, or -1 */
-    bool up; /* a connection in conns[] */
+    struct lookup *lookup; /* the name being looked up, or NULL */
+    int fd;                /* connecting, or -1 */
+    bool up;               /* a connection in conns[] */
     uint64_t next_ms;
     unsigned backoff_ms;
 };
@@ -1244,30 +1260,123 @@ close_conn(unsigned i)
     }
 }
 
-static void
-start_connect(struct controller *ctrl)
+static void *
+lookup_main(void *arg)
 {
+    struct lookup *l = arg;
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_NUMERICSERV};
-    struct addrinfo *ai;
-    int fd;
+    int running = LOOKUP_RUNNING;
 
-    if (getaddrinfo(ctrl->host, ctrl->port, &hints, &ai)) {
+    l->rc = getaddrinfo(l->host, l->port, &hints, &l->result);
+    if (!__atomic_compare_exchange_n(&l->state, &running, LOOKUP_DONE, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        if (!l->rc) {
+            freeaddrinfo(l->result);
+        }
+        free(l);
+    }
+    return NULL;
+}
+
+/* The channel no longer waits for ctrl's lookup. */
+static void
+lookup_abandon(struct controller *ctrl)
+{
+    struct lookup *l = ctrl->lookup;
+    int running = LOOKUP_RUNNING;
+
+    ctrl->lookup = NULL;
+    if (!l || __atomic_compare_exchange_n(
+                  &l->state, &running, LOOKUP_ABANDONED, false,
+                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        return; /* the thread frees it */
+    }
+    if (!l->rc) {
+        freeaddrinfo(l->result);
+    }
+    free(l);
+}
+
+static void
+lookup_start(struct controller *ctrl)
+{
+    struct lookup *l = calloc(1, sizeof *l);
+    pthread_attr_t attr;
+    pthread_t thread;
+    int rc = -1;
+
+    if (l && !pthread_attr_init(&attr)) {
+        memcpy(l->host, ctrl->host, sizeof l->host);
+        memcpy(l->port, ctrl->port, sizeof l->port);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        rc = pthread_create(&thread, &attr, lookup_main, l);
+        pthread_attr_destroy(&attr);
+    }
+    if (rc) {
+        free(l);
         schedule_reconnect(ctrl);
         return;
     }
+    ctrl->lookup = l;
+}
+
+static void
+connect_to(struct controller *ctrl, const struct addrinfo *ai)
+{
+    int fd;
+
     fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0 ||
         (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS)) {
         if (fd >= 0) {
             close(fd);
         }
-        freeaddrinfo(ai);
         schedule_reconnect(ctrl);
         return;
     }
-    freeaddrinfo(ai);
     ctrl->fd = fd;
+}
+
+/* An address connects at once; a name is looked up first
+ * (lookup_finish). */
+static void
+start_connect(struct controller *ctrl)
+{
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV};
+    struct addrinfo *ai;
+    int rc = getaddrinfo(ctrl->host, ctrl->port, &hints, &ai);
+
+    if (rc == EAI_NONAME) {
+        lookup_start(ctrl);
+    } else if (rc) {
+        schedule_reconnect(ctrl);
+    } else {
+        connect_to(ctrl, ai);
+        freeaddrinfo(ai);
+    }
+}
+
+/* Connects once ctrl's lookup is done. */
+static void
+lookup_finish(struct controller *ctrl)
+{
+    struct lookup *l = ctrl->lookup;
+
+    if (__atomic_load_n(&l->state, __ATOMIC_ACQUIRE) != LOOKUP_DONE) {
+        return;
+    }
+    ctrl->lookup = NULL;
+    if (l->rc) {
+        sp_cli_log(SP_LOG_WARNING, "OpenFlow: controller tcp:%s:%s: %s",
+                   ctrl->host, ctrl->port, gai_strerror(l->rc));
+        schedule_reconnect(ctrl);
+    } else {
+        connect_to(ctrl, l->result);
+        freeaddrinfo(l->result);
+    }
+    free(l);
 }
 
 static void
@@ -1371,11 +1480,16 @@ channel_thread(void *arg)
         for (unsigned k = 0; k < ch.n_ctrls; k++) {
             struct controller *ctrl = &ch.ctrls[k];
 
-            if (!ctrl->up && ctrl->fd < 0 && now >= ctrl->next_ms) {
+            if (ctrl->lookup) {
+                lookup_finish(ctrl);
+            } else if (!ctrl->up && ctrl->fd < 0 && now >= ctrl->next_ms) {
                 start_connect(ctrl);
             }
             ctrl_at[k] = ~0u;
-            if (ctrl->fd >= 0) {
+            if (ctrl->lookup) {
+                /* Looked at again soon: the thread does not wake us. */
+                timeout = timeout < LOOKUP_POLL_MS ? timeout : LOOKUP_POLL_MS;
+            } else if (ctrl->fd >= 0) {
                 ctrl_at[k] = n;
                 fds[n++] = (struct pollfd){ctrl->fd, POLLOUT, 0};
             } else if (!ctrl->up) {
@@ -1529,6 +1643,7 @@ sp_of_channel_stop(void)
         ch.packet_in_fd = -1;
     }
     for (unsigned k = 0; k < ch.n_ctrls; k++) {
+        lookup_abandon(&ch.ctrls[k]);
         if (ch.ctrls[k].fd >= 0) {
             close(ch.ctrls[k].fd);
         }
