@@ -80,6 +80,7 @@ struct controller {
 struct conn {
     int fd;
     struct controller *ctrl; /* the --controller it is, or NULL */
+    uint64_t since_ms;       /* when it was made */
     bool eof; /* the peer closed its side: replies go on, then close */
     /* When the peer last sent anything, and when the probe that went
      * unanswered since was sent (0: none). */
@@ -88,11 +89,14 @@ struct conn {
 };
 
 struct channel {
+    /* Held by the channel's thread but while it waits in poll(), and by
+     * what reads its state from other threads (sp_of_channel_show). */
+    pthread_mutex_t lock;
     struct sp_dp *dp;
     const struct sp_dp_config *config;
     struct sp_of_switch sw;
     pthread_t thread;
-    bool running;
+    bool running; /* atomic: read by sp_of_channel_show */
     int wake[2];
     int listen_fd;
     struct controller ctrls[SP_OF_CONTROLLERS_MAX];
@@ -112,8 +116,10 @@ struct channel {
     bool link_down[SP_IO_MAX_PORTS + 1];
 };
 
-static struct channel ch = {
-    .listen_fd = -1, .wake = {-1, -1}, .packet_in_fd = -1};
+static struct channel ch = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                            .listen_fd = -1,
+                            .wake = {-1, -1},
+                            .packet_in_fd = -1};
 
 static uint64_t
 now_ms(void)
@@ -1221,6 +1227,7 @@ add_conn(int fd, struct controller *ctrl)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     c->fd = fd;
     c->ctrl = ctrl;
+    c->since_ms = now_ms();
     c->eof = false;
     c->heard_ms = now_ms();
     c->probed_ms = 0;
@@ -1464,8 +1471,10 @@ channel_thread(void *arg)
     uint64_t next_expiry = now_ms() + 1000;
 
     (void)arg;
+    pthread_mutex_lock(&ch.lock);
     for (;;) {
         struct pollfd fds[MAX_CONNS + SP_OF_CONTROLLERS_MAX + 3];
+        int ready;
         unsigned n = 0, first_conn, listen_at = ~0u;
         unsigned ctrl_at[SP_OF_CONTROLLERS_MAX];
         uint64_t now = now_ms();
@@ -1511,7 +1520,10 @@ channel_thread(void *arg)
             }
             fds[n++] = (struct pollfd){c->fd, ev, 0};
         }
-        if (poll(fds, n, timeout) < 0 && errno != EINTR) {
+        pthread_mutex_unlock(&ch.lock);
+        ready = poll(fds, n, timeout);
+        pthread_mutex_lock(&ch.lock);
+        if (ready < 0 && errno != EINTR) {
             break;
         }
         if (fds[0].revents) {
@@ -1560,6 +1572,7 @@ channel_thread(void *arg)
             next_expiry = now_ms() + 1000;
         }
     }
+    pthread_mutex_unlock(&ch.lock);
     return NULL;
 }
 
@@ -1618,7 +1631,7 @@ sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,
         ch.wake[0] = ch.wake[1] = ch.packet_in_fd = -1;
         return sp_err_set(err, "openflow: cannot start its thread");
     }
-    ch.running = true;
+    __atomic_store_n(&ch.running, true, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -1628,11 +1641,12 @@ sp_of_channel_stop(void)
     if (ch.running) {
         (void)!write(ch.wake[1], "", 1);
         pthread_join(ch.thread, NULL);
-        ch.running = false;
+        __atomic_store_n(&ch.running, false, __ATOMIC_RELEASE);
         close(ch.wake[0]);
         close(ch.wake[1]);
         ch.wake[0] = ch.wake[1] = -1;
     }
+    pthread_mutex_lock(&ch.lock);
     while (ch.n_conns) {
         close_conn(ch.n_conns - 1);
     }
@@ -1653,5 +1667,84 @@ sp_of_channel_stop(void)
         close(ch.listen_fd);
         ch.listen_fd = -1;
     }
+    pthread_mutex_unlock(&ch.lock);
     meta_free_all();
+}
+
+static const char *
+role_name(uint32_t role)
+{
+    return role == SP_OFPCR_ROLE_MASTER  ? "master"
+           : role == SP_OFPCR_ROLE_SLAVE ? "slave"
+                                         : "equal";
+}
+
+static void
+show_conn(FILE *out, const struct conn *c, uint64_t now)
+{
+    fprintf(out, "connected for %llu s, role %s, errors answered %llu%s\n",
+            (unsigned long long)((now - c->since_ms) / 1000),
+            role_name(c->s.role), (unsigned long long)c->s.n_errors,
+            c->s.hello_received ? "" : ", no HELLO yet");
+}
+
+void
+sp_of_channel_show(FILE *out)
+{
+    uint64_t now = now_ms();
+
+    pthread_mutex_lock(&ch.lock);
+    if (!__atomic_load_n(&ch.running, __ATOMIC_ACQUIRE)) {
+        fprintf(out, "OpenFlow: off\n");
+        pthread_mutex_unlock(&ch.lock);
+        return;
+    }
+    if (ch.listen_fd >= 0) {
+        fprintf(out, "listening on port %u\n", sp_of_channel_listen_port());
+    }
+    for (unsigned k = 0; k < ch.n_ctrls; k++) {
+        const struct controller *ctrl = &ch.ctrls[k];
+
+        fprintf(out, "controller tcp:%s:%s: ", ctrl->host, ctrl->port);
+        if (ctrl->up) {
+            for (unsigned i = 0; i < ch.n_conns; i++) {
+                if (ch.conns[i].ctrl == ctrl) {
+                    show_conn(out, &ch.conns[i], now);
+                }
+            }
+        } else if (ctrl->lookup) {
+            fprintf(out, "looking its name up\n");
+        } else if (ctrl->fd >= 0) {
+            fprintf(out, "connecting\n");
+        } else {
+            fprintf(
+                out, "not connected, next try in %llu s\n",
+                (unsigned long long)(ctrl->next_ms > now
+                                         ? (ctrl->next_ms - now + 999) / 1000
+                                         : 0));
+        }
+    }
+    for (unsigned i = 0; i < ch.n_conns; i++) {
+        const struct conn *c = &ch.conns[i];
+        struct sockaddr_storage addr;
+        socklen_t len = sizeof addr;
+        char host[64] = "?", port[8] = "?";
+
+        if (c->ctrl) {
+            continue;
+        }
+        if (!getpeername(c->fd, (struct sockaddr *)&addr, &len)) {
+            getnameinfo((struct sockaddr *)&addr, len, host, sizeof host, port,
+                        sizeof port, NI_NUMERICHOST | NI_NUMERICSERV);
+        }
+        fprintf(out, "connection from %s port %s: ", host, port);
+        show_conn(out, c, now);
+    }
+    if (ch.election.have_generation) {
+        fprintf(out, "master election: generation %llu\n",
+                (unsigned long long)ch.election.generation);
+    } else {
+        fprintf(out, "master election: no generation yet\n");
+    }
+    pthread_mutex_unlock(&ch.lock);
 }

@@ -4,6 +4,7 @@
 #define SP_CLI_OPENFLOW_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "simdpath/dispatch.h"
 
@@ -58,5 +59,9 @@ int sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,
                         struct sp_err *err);
 /* Stops the thread, closes every socket; the rules stay. Idempotent. */
 void sp_of_channel_stop(void);
+/* The channel's state for ctl openflow-show: what it listens on, each
+ * controller's connection (or why there is none), the other
+ * connections, their roles and the master election; from any thread. */
+void sp_of_channel_show(FILE *out);
 
 #endif /* SP_CLI_OPENFLOW_H */

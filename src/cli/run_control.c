@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/control.h"
+#include "cli/openflow.h"
 #include "simdpath/datapath.h"
 #include "simdpath/io.h"
 
@@ -345,6 +346,14 @@ ctl_stop(const char *args, FILE *out, void *ctx, struct sp_err *err)
     return 0;
 }
 
+static int
+ctl_openflow_show(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    (void)args, (void)ctx, (void)err;
+    sp_of_channel_show(out);
+    return 0;
+}
+
 static const struct sp_ctl_command commands[] = {
     {"impl-show", "impl-show: the kernel x variant table", false,
      ctl_impl_show},
@@ -383,6 +392,10 @@ static const struct sp_ctl_command commands[] = {
     {"pmd-perf-enable",
      "pmd-perf-enable on|off: time every burst's stages or not", true,
      ctl_pmd_perf_enable},
+    {"openflow-show",
+     "openflow-show: the OpenFlow connections, their roles, each "
+     "controller's state",
+     false, ctl_openflow_show},
     {"stop", "stop: stop forwarding and exit", false, ctl_stop},
 };
 

@@ -339,6 +339,9 @@ def test_lines():
     rc, out, _ = ctl(r.path, "help")
     check(rc == 0 and b"hit count" not in out and b"flow-dump" in out,
           "help promises no hit counts: %r" % out)
+    rc, out, _ = ctl(r.path, "openflow-show")
+    check(rc == 0 and out == b"OpenFlow: off\n",
+          "openflow-show without --openflow or --controller: %r" % out)
 
     # What reaches the terminal: bytes from bad input come back escaped.
     rc, out, err = ctl(r.path, "flow-add", b"ip,\x9b31m=1,actions=drop")
@@ -360,7 +363,7 @@ def test_lines():
                              .encode()), "%s without argument: %r"
               % (cmd, got))
     for cmd in ("help", "impl-show", "autovalidate-show", "flow-dump",
-                "counters-show", "counters-clear", "stop"):
+                "counters-show", "counters-clear", "openflow-show", "stop"):
         got = request(r.path, cmd.encode() + b" x\n")
         check(got.startswith(("ERROR: %s takes no arguments" % cmd)
                              .encode()), "%s x refused: %r" % (cmd, got))

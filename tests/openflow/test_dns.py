@@ -11,11 +11,12 @@ simdpath runs with two controllers: first `tcp:hang.simdpath.invalid:P`,
 whose lookup cannot end while the test runs, then `tcp:localhost:P` (a
 name /etc/hosts answers) served by the test. The second must connect and
 answer HELLO, FEATURES and 50 echo requests while the first lookup still
-runs: a lookup in the channel's own thread would hold it, and every
+runs (`ctl openflow-show` says so): a lookup in the channel's own thread would hold it, and every
 connection, for the 150 s. Then `ctl stop` ends the run (exit 0) with the
 lookup still running. Root only; skips (77) without root or iproute2.
 """
 import os
+import re
 import shutil
 import socket
 import struct
@@ -92,6 +93,16 @@ def inside():
                                  struct.unpack("!I", m[4:8])[0] == xid)
             check(answered == 50, "50 echo requests answered: %d"
                   % answered)
+            show = subprocess.run([EXE, "ctl", "--socket", ctl,
+                                   "openflow-show"], capture_output=True,
+                                  text=True, timeout=CAP).stdout
+            check("controller tcp:hang.simdpath.invalid:%d: looking its "
+                  "name up\n" % port in show and
+                  re.search(r"^controller tcp:localhost:%d: connected for "
+                            r"\d+ s, role equal, errors answered 0$" % port,
+                            show, re.M),
+                  "openflow-show: one name being looked up, the other "
+                  "connected: " + show)
         rc = subprocess.run([EXE, "ctl", "--socket", ctl, "stop"],
                             capture_output=True, text=True, timeout=CAP)
         check(rc.returncode == 0, "ctl stop: " + rc.stderr)

@@ -11,7 +11,8 @@ FLOW_MOD and PACKET_OUT are refused with OFPBRC_IS_SLAVE and it gets no
 PACKET_IN after its role reply while the master gets hundreds. Then the
 second takes over (generation 11): the first becomes a slave, gets no
 PACKET_IN after it learns so, and its old generation is stale; the new
-master's rule is installed and it gets the PACKET_INs. The test moves the
+master's rule is installed and it gets the PACKET_INs; `ctl openflow-show`
+shows both roles and the generation. The test moves the
 apps on by files once the counts are reached, never by time. A
 controller given twice, or a ninth, is refused by name. Skips (77)
 without osken-manager.
@@ -162,6 +163,17 @@ def main():
             ["asked stale", OFPET_ROLE_REQUEST_FAILED, OFPRRFC_STALE]],
             "generation 10 is stale: %s" % first.get("errors"))
 
+        rc, show = subprocess.getstatusoutput(
+            "%s ctl --socket %s openflow-show" % (EXE, ctl))
+        check(rc == 0 and re.search(
+            r"^controller tcp:127\.0\.0\.1:%d: connected for \d+ s, role "
+            r"slave, errors answered 1$" % ports["first"], show, re.M) and
+            re.search(r"^controller tcp:127\.0\.0\.1:%d: connected for \d+ "
+                      r"s, role master, errors answered 2$" % ports["second"],
+                      show, re.M) and
+            "master election: generation 11" in show,
+            "openflow-show: the first a slave, the second master, "
+            "generation 11: " + show)
         rc, dump = subprocess.getstatusoutput(
             "%s ctl --socket %s flow-dump" % (EXE, ctl))
         check(rc == 0 and re.search(r"priority=101,.*tp_dst=2", dump) and
