@@ -1123,8 +1123,8 @@ test_multipart_simple(void **state)
     const uint8_t port9[8] = {0, 0, 0, 9};
     const uint8_t mp_more[] = {4, 18, 0, 16, 0, 0, 0, 1,
                                0, 0,  0, 1,  0, 0, 0, 0};
-    const uint8_t mp_group[] = {4, 18, 0, 16, 0, 0, 0, 1,
-                                0, 7,  0, 0,  0, 0, 0, 0};
+    const uint8_t mp_queue[] = {4, 18, 0, 16, 0, 0, 0, 1,
+                                0, 5,  0, 0,  0, 0, 0, 0};
     const uint8_t mp_short[] = {4, 18, 0, 12, 0, 0, 0, 1, 0, 0, 0, 0};
     const uint8_t desc_body[] = {4, 18, 0, 24, 0, 0, 0, 1, 0, 0, 0, 0,
                                  0, 0,  0, 0,  0, 0, 0, 0, 0, 0, 0, 0};
@@ -1170,9 +1170,33 @@ test_multipart_simple(void **state)
     assert_int_equal(sp_of_get16(msg + 8), SP_OFPET_TABLE_FEATURES_FAILED);
     assert_int_equal(sp_of_get16(msg + 10), SP_OFPTFFC_EPERM);
 
+    /* No groups and no meters: the lists empty, the features none,
+     * each request of its length only. */
+    {
+        static const struct {
+            uint16_t type;
+            size_t body, reply;
+        } none[] = {
+            {SP_OFPMP_GROUP, 8, 0},           {SP_OFPMP_GROUP_DESC, 0, 0},
+            {SP_OFPMP_GROUP_FEATURES, 0, 40}, {SP_OFPMP_METER, 8, 0},
+            {SP_OFPMP_METER_CONFIG, 8, 0},    {SP_OFPMP_METER_FEATURES, 0, 16},
+        };
+        static const uint8_t zeros[40];
+
+        for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+            multipart(&s, none[i].type, any, none[i].body);
+            assert_int_equal(pop(&s, msg, &len), SP_OFPT_MULTIPART_REPLY);
+            assert_int_equal(sp_of_get16(msg + 8), none[i].type);
+            assert_int_equal(len, 16 + none[i].reply);
+            assert_memory_equal(msg + 16, zeros, none[i].reply);
+            multipart(&s, none[i].type, any, none[i].body ? 4 : 8);
+            assert_int_equal(pop(&s, msg, &len), SP_OFPT_ERROR);
+            assert_int_equal(sp_of_get16(msg + 10), SP_OFPBRC_BAD_LEN);
+        }
+    }
     expect_error(&s, mp_more, sizeof mp_more, SP_OFPET_BAD_REQUEST,
                  SP_OFPBRC_BAD_MULTIPART);
-    expect_error(&s, mp_group, sizeof mp_group, SP_OFPET_BAD_REQUEST,
+    expect_error(&s, mp_queue, sizeof mp_queue, SP_OFPET_BAD_REQUEST,
                  SP_OFPBRC_BAD_MULTIPART);
     expect_error(&s, mp_short, sizeof mp_short, SP_OFPET_BAD_REQUEST,
                  SP_OFPBRC_BAD_LEN);

@@ -679,6 +679,25 @@ handle_flow_request(struct sp_of_session *s, const uint8_t *msg, size_t len,
     return reply_flows(s, sp_of_get32(msg + 4), type, &filter, err);
 }
 
+/* A multipart reply of 'zeros' zero bytes: no groups or meters, listed
+ * (empty) or as features (none supported, every field 0), as a switch
+ * without them answers; controllers ask for these as they connect. */
+static int
+reply_none(struct sp_of_session *s, uint32_t xid, uint16_t type, size_t zeros)
+{
+    size_t start = s->out.len;
+
+    if (mp_start(s, xid, type, 0) ||
+        (zeros && !sp_of_buf_put(&s->out, zeros))) {
+        return -1;
+    }
+    sp_of_finish(&s->out, start);
+    return 0;
+}
+
+#define GROUP_FEATURES_LEN 40
+#define METER_FEATURES_LEN 16
+
 static int
 handle_multipart(struct sp_of_session *s, const uint8_t *msg, size_t len,
                  struct sp_of_error *err)
@@ -732,6 +751,19 @@ handle_multipart(struct sp_of_session *s, const uint8_t *msg, size_t len,
     case SP_OFPMP_FLOW:
     case SP_OFPMP_AGGREGATE:
         return handle_flow_request(s, msg, len, type, err);
+    case SP_OFPMP_GROUP: /* a group id, or all */
+    case SP_OFPMP_METER: /* a meter id, or all */
+    case SP_OFPMP_METER_CONFIG:
+        return fixed_len(len, MP_HDR_LEN + 8, err)
+                   ?: reply_none(s, xid, type, 0);
+    case SP_OFPMP_GROUP_DESC:
+        return fixed_len(len, MP_HDR_LEN, err) ?: reply_none(s, xid, type, 0);
+    case SP_OFPMP_GROUP_FEATURES:
+        return fixed_len(len, MP_HDR_LEN, err)
+                   ?: reply_none(s, xid, type, GROUP_FEATURES_LEN);
+    case SP_OFPMP_METER_FEATURES:
+        return fixed_len(len, MP_HDR_LEN, err)
+                   ?: reply_none(s, xid, type, METER_FEATURES_LEN);
     default:
         return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_MULTIPART,
                           "multipart type %u is not one simdpath answers "
