@@ -1123,8 +1123,8 @@ test_multipart_simple(void **state)
     const uint8_t port9[8] = {0, 0, 0, 9};
     const uint8_t mp_more[] = {4, 18, 0, 16, 0, 0, 0, 1,
                                0, 0,  0, 1,  0, 0, 0, 0};
-    const uint8_t mp_queue[] = {4, 18, 0, 16, 0, 0, 0, 1,
-                                0, 5,  0, 0,  0, 0, 0, 0};
+    const uint8_t mp_unknown[] = {4, 18, 0, 16, 0, 0, 0, 1,
+                                  0, 14, 0, 0,  0, 0, 0, 0};
     const uint8_t mp_short[] = {4, 18, 0, 12, 0, 0, 0, 1, 0, 0, 0, 0};
     const uint8_t desc_body[] = {4, 18, 0, 24, 0, 0, 0, 1, 0, 0, 0, 0,
                                  0, 0,  0, 0,  0, 0, 0, 0, 0, 0, 0, 0};
@@ -1194,9 +1194,46 @@ test_multipart_simple(void **state)
             assert_int_equal(sp_of_get16(msg + 10), SP_OFPBRC_BAD_LEN);
         }
     }
+    /* No queues: all of a port's, or of all ports, none; a queue named,
+     * or a port the switch lacks, is an error. */
+    {
+        static const struct {
+            uint8_t body[8];
+            int code; /* -1: an empty reply */
+        } queues[] = {
+            {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, -1},
+            {{0, 0, 0, 2, 0xff, 0xff, 0xff, 0xff}, -1},
+            {{0, 0, 0, 9, 0xff, 0xff, 0xff, 0xff}, SP_OFPQOFC_BAD_PORT},
+            {{0, 0, 0, 1, 0, 0, 0, 5}, SP_OFPQOFC_BAD_QUEUE},
+        };
+        uint8_t config[16] = {
+            4, SP_OFPT_QUEUE_GET_CONFIG_REQUEST, 0, 16, 0, 0, 0, 3, 0, 0, 0,
+            2};
+
+        for (size_t i = 0; i < sizeof queues / sizeof queues[0]; i++) {
+            multipart(&s, SP_OFPMP_QUEUE, queues[i].body, 8);
+            if (queues[i].code < 0) {
+                assert_int_equal(pop(&s, msg, &len), SP_OFPT_MULTIPART_REPLY);
+                assert_int_equal(len, 16);
+                continue;
+            }
+            assert_int_equal(pop(&s, msg, &len), SP_OFPT_ERROR);
+            assert_int_equal(sp_of_get16(msg + 8), SP_OFPET_QUEUE_OP_FAILED);
+            assert_int_equal(sp_of_get16(msg + 10), queues[i].code);
+        }
+        sp_of_session_input(&s, config, sizeof config);
+        assert_int_equal(pop(&s, msg, &len), SP_OFPT_QUEUE_GET_CONFIG_REPLY);
+        assert_int_equal(len, 16);
+        assert_int_equal(sp_of_get32(msg + 8), 2);
+        config[11] = 9;
+        expect_error(&s, config, sizeof config, SP_OFPET_QUEUE_OP_FAILED,
+                     SP_OFPQOFC_BAD_PORT);
+        config[3] = 12;
+        expect_error(&s, config, 12, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_LEN);
+    }
     expect_error(&s, mp_more, sizeof mp_more, SP_OFPET_BAD_REQUEST,
                  SP_OFPBRC_BAD_MULTIPART);
-    expect_error(&s, mp_queue, sizeof mp_queue, SP_OFPET_BAD_REQUEST,
+    expect_error(&s, mp_unknown, sizeof mp_unknown, SP_OFPET_BAD_REQUEST,
                  SP_OFPBRC_BAD_MULTIPART);
     expect_error(&s, mp_short, sizeof mp_short, SP_OFPET_BAD_REQUEST,
                  SP_OFPBRC_BAD_LEN);

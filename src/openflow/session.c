@@ -698,6 +698,39 @@ reply_none(struct sp_of_session *s, uint32_t xid, uint16_t type, size_t zeros)
 #define GROUP_FEATURES_LEN 40
 #define METER_FEATURES_LEN 16
 
+/* A port of a queue request: one of the switch's, or all. */
+static int
+queue_port(const struct sp_of_session *s, uint32_t port,
+           struct sp_of_error *err)
+{
+    if (port != SP_OFPP_ANY && (port < 1 || port > s->sw->n_ports)) {
+        return sp_of_fail(err, SP_OFPET_QUEUE_OP_FAILED, SP_OFPQOFC_BAD_PORT,
+                          "port %#x: the ports are 1 to %u", port,
+                          s->sw->n_ports);
+    }
+    return 0;
+}
+
+/* Queue statistics as ovs-vswitchd gives them for ports without queues:
+ * none for all of them, a named queue is OFPQOFC_BAD_QUEUE. */
+static int
+handle_queue_stats(struct sp_of_session *s, const uint8_t *msg, size_t len,
+                   uint32_t xid, struct sp_of_error *err)
+{
+    uint32_t queue;
+
+    if (fixed_len(len, MP_HDR_LEN + 8, err) ||
+        queue_port(s, sp_of_get32(msg + MP_HDR_LEN), err)) {
+        return -1;
+    }
+    queue = sp_of_get32(msg + MP_HDR_LEN + 4);
+    if (queue != SP_OFPQ_ALL) {
+        return sp_of_fail(err, SP_OFPET_QUEUE_OP_FAILED, SP_OFPQOFC_BAD_QUEUE,
+                          "queue %u: simdpath's ports have no queues", queue);
+    }
+    return reply_none(s, xid, SP_OFPMP_QUEUE, 0);
+}
+
 static int
 handle_multipart(struct sp_of_session *s, const uint8_t *msg, size_t len,
                  struct sp_of_error *err)
@@ -751,6 +784,8 @@ handle_multipart(struct sp_of_session *s, const uint8_t *msg, size_t len,
     case SP_OFPMP_FLOW:
     case SP_OFPMP_AGGREGATE:
         return handle_flow_request(s, msg, len, type, err);
+    case SP_OFPMP_QUEUE:
+        return handle_queue_stats(s, msg, len, xid, err);
     case SP_OFPMP_GROUP: /* a group id, or all */
     case SP_OFPMP_METER: /* a meter id, or all */
     case SP_OFPMP_METER_CONFIG:
@@ -908,6 +943,27 @@ reply_async(struct sp_of_session *s, uint32_t xid)
     return 0;
 }
 
+/* QUEUE_GET_CONFIG: the port's queues, none. */
+static int
+reply_queue_config(struct sp_of_session *s, const uint8_t *msg, size_t len,
+                   uint32_t xid, struct sp_of_error *err)
+{
+    size_t start = s->out.len;
+    uint32_t port;
+
+    if (fixed_len(len, 16, err)) {
+        return -1;
+    }
+    port = sp_of_get32(msg + 8);
+    if (queue_port(s, port, err) ||
+        sp_of_header(&s->out, SP_OFPT_QUEUE_GET_CONFIG_REPLY, xid) ||
+        sp_of_put32(&s->out, port) || !sp_of_buf_put(&s->out, 4)) {
+        return -1;
+    }
+    sp_of_finish(&s->out, start);
+    return 0;
+}
+
 /* Handles one whole message; -1 with err to answer an error (a failure
  * to append to the output, out of memory, gives -1 with err->type 0xffff
  * and closes). */
@@ -1001,6 +1057,8 @@ handle(struct sp_of_session *s, const uint8_t *msg, size_t len,
         break;
     case SP_OFPT_PORT_MOD:
         return refuse_slave(s, err) ?: handle_port_mod(s, msg, len, err);
+    case SP_OFPT_QUEUE_GET_CONFIG_REQUEST:
+        return reply_queue_config(s, msg, len, xid, err);
     case SP_OFPT_ROLE_REQUEST:
         if (s->sw->election) {
             return handle_role_request(s, msg, len, xid, err);

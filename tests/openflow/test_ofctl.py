@@ -149,7 +149,7 @@ def test_ofctl(proc):
     check("n_tables:1" in out and "1(net_pcap0)" in out and
           "2(net_null0)" in out and "3(net_null1)" in out,
           "show lists the ports: " + out)
-    # No groups and no meters, as a switch without them says: what
+    # No groups, meters or queues, as a switch without them says: what
     # controllers and ovs-ofctl ask for are answered, empty or none.
     # A list is its reply's header line alone.
     for cmd, want, empty in (
@@ -158,7 +158,9 @@ def test_ofctl(proc):
             ("dump-group-features", "Types:  0x0", False),
             ("dump-meters", "OFPST_METER_CONFIG reply", True),
             ("meter-stats", "OFPST_METER reply", True),
-            ("meter-features", "max_meter:0 max_bands:0", False)):
+            ("meter-features", "max_meter:0 max_bands:0", False),
+            ("queue-stats", "): 0 queues", True),
+            ("queue-get-config", "OFPT_QUEUE_GET_CONFIG_REPLY", True)):
         out = ofctl(cmd, TARGET).stdout
         check(want in out and (not empty or len(out.splitlines()) == 1),
               "%s: %r" % (cmd, out))
