@@ -290,12 +290,14 @@ void sp_dp_controller_drain(struct sp_dp *dp);
  * sp_dp_sync() returns once all apply it). Drops are counted on the port
  * the packet came in on.
  */
-#define SP_DP_PORT_DOWN    0x01 /* not polled; sent to it: port_down */
-#define SP_DP_PORT_NO_RECV 0x04 /* what it receives: no_recv */
-#define SP_DP_PORT_NO_FWD  0x20 /* sent to it: no_fwd */
-#define SP_DP_PORT_NO_PACKET_IN        \
-    0x40 /* from it to the controller: \
-          * no_packet_in */
+/* Not polled; what is sent to it dropped as port_down. */
+#define SP_DP_PORT_DOWN 0x01
+/* What it receives dropped as no_recv. */
+#define SP_DP_PORT_NO_RECV 0x04
+/* What is sent to it dropped as no_fwd. */
+#define SP_DP_PORT_NO_FWD 0x20
+/* What it received, sent to the controller, dropped as no_packet_in. */
+#define SP_DP_PORT_NO_PACKET_IN 0x40
 #define SP_DP_PORT_CONFIG_ALL                                   \
     (SP_DP_PORT_DOWN | SP_DP_PORT_NO_RECV | SP_DP_PORT_NO_FWD | \
      SP_DP_PORT_NO_PACKET_IN)

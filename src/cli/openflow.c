@@ -727,25 +727,25 @@ sw_port_mod(void *aux, const struct sp_of_session *from, uint32_t port,
             uint32_t config, uint32_t mask, struct sp_of_error *err)
 {
     uint32_t old = sp_dp_port_config(ch.dp, port);
-    uint32_t new = (old & ~mask) | (config & mask);
+    uint32_t want = (old & ~mask) | (config & mask);
     struct sp_of_port p = {.port_no = port};
 
     (void)aux;
-    if ((old ^ new) & SP_DP_PORT_DOWN) {
-        int rc = sp_io_port_set_link(port, !(new &SP_DP_PORT_DOWN));
+    if ((old ^ want) & SP_DP_PORT_DOWN) {
+        int rc = sp_io_port_set_link(port, !(want & SP_DP_PORT_DOWN));
 
         if (rc && rc != -ENOTSUP) {
             return sp_of_fail(err, SP_OFPET_PORT_MOD_FAILED, SP_OFPPMFC_EPERM,
                               "port %u: the device did not set its link "
                               "%s: %s",
-                              port, new &SP_DP_PORT_DOWN ? "down" : "up",
+                              port, want & SP_DP_PORT_DOWN ? "down" : "up",
                               strerror(-rc));
         }
     }
-    if (new == old) {
+    if (want == old) {
         return 0;
     }
-    sp_dp_port_config_set(ch.dp, port, new);
+    sp_dp_port_config_set(ch.dp, port, want);
     sw_port(NULL, port, &p);
     /* The link it set is told now, not again by the next poll. */
     ch.link_down[port] = p.link_down;

@@ -698,17 +698,25 @@ reply_none(struct sp_of_session *s, uint32_t xid, uint16_t type, size_t zeros)
 #define GROUP_FEATURES_LEN 40
 #define METER_FEATURES_LEN 16
 
-/* A port of a queue request: one of the switch's, or all. */
+/* A request's port: one of the switch's, or all (OFPP_ANY); else the
+ * error of type and code. */
+static int
+port_or_any(const struct sp_of_session *s, uint32_t port, uint16_t type,
+            uint16_t code, struct sp_of_error *err)
+{
+    if (port != SP_OFPP_ANY && (port < 1 || port > s->sw->n_ports)) {
+        return sp_of_fail(err, type, code, "port %#x: the ports are 1 to %u",
+                          port, s->sw->n_ports);
+    }
+    return 0;
+}
+
 static int
 queue_port(const struct sp_of_session *s, uint32_t port,
            struct sp_of_error *err)
 {
-    if (port != SP_OFPP_ANY && (port < 1 || port > s->sw->n_ports)) {
-        return sp_of_fail(err, SP_OFPET_QUEUE_OP_FAILED, SP_OFPQOFC_BAD_PORT,
-                          "port %#x: the ports are 1 to %u", port,
-                          s->sw->n_ports);
-    }
-    return 0;
+    return port_or_any(s, port, SP_OFPET_QUEUE_OP_FAILED, SP_OFPQOFC_BAD_PORT,
+                       err);
 }
 
 /* Queue statistics as ovs-vswitchd gives them for ports without queues:
@@ -774,12 +782,9 @@ handle_multipart(struct sp_of_session *s, const uint8_t *msg, size_t len,
             return -1;
         }
         port = sp_of_get32(msg + MP_HDR_LEN);
-        if (port != SP_OFPP_ANY && (port < 1 || port > s->sw->n_ports)) {
-            return sp_of_fail(err, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_PORT,
-                              "port %#x: the ports are 1 to %u", port,
-                              s->sw->n_ports);
-        }
-        return reply_ports(s, xid, type, port);
+        return port_or_any(s, port, SP_OFPET_BAD_REQUEST, SP_OFPBRC_BAD_PORT,
+                           err)
+                   ?: reply_ports(s, xid, type, port);
     }
     case SP_OFPMP_FLOW:
     case SP_OFPMP_AGGREGATE:
