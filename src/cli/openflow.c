@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * simdpath run's OpenFlow channel (docs/openflow.md): a listening socket
- * (--openflow ptcp:PORT[:IP]) and a controller it connects to
- * (--controller tcp:HOST:PORT), served by one thread with poll() on
- * non-blocking sockets. The protocol is src/openflow's session; this file
- * is the sockets and the switch the sessions talk to: the datapath's rules
- * through sp_dp_flow_add/del, the same path as `simdpath ctl flow-add`,
- * so rules from a controller, --flows and ctl are one set.
+ * (--openflow ptcp:PORT[:IP], or pssl: over TLS) and the controllers it
+ * connects to (--controller tcp:HOST:PORT or ssl:), served by one thread
+ * with poll() on non-blocking sockets; TLS is src/cli/tls.c. The protocol is
+ * src/openflow's session; this file is the sockets and the switch the sessions
+ * talk to: the datapath's rules through sp_dp_flow_add/del, the same path as
+ * `simdpath ctl flow-add`, so rules from a controller, --flows and ctl are one
+ * set.
  */
 #define _GNU_SOURCE /* accept4, pipe2 */
 #include <errno.h>
@@ -26,6 +27,7 @@
 
 #include "cli/cli.h"
 #include "cli/openflow.h"
+#include "cli/tls.h"
 #include "simdpath/datapath.h"
 #include "simdpath/io.h"
 #include "simdpath/openflow.h"
@@ -70,6 +72,7 @@ struct lookup {
  * to try again. */
 struct controller {
     char host[256], port[8];
+    bool tls;              /* ssl: */
     struct lookup *lookup; /* the name being looked up, or NULL */
     int fd;                /* connecting, or -1 */
     bool up;               /* a connection in conns[] */
@@ -79,6 +82,8 @@ struct controller {
 
 struct conn {
     int fd;
+    struct sp_tls *tls;      /* over TLS, or NULL */
+    char peer[80];           /* "ADDR port P" of an accepted one */
     struct controller *ctrl; /* the --controller it is, or NULL */
     uint64_t since_ms;       /* when it was made */
     bool eof; /* the peer closed its side: replies go on, then close */
@@ -99,6 +104,7 @@ struct channel {
     bool running; /* atomic: read by sp_of_channel_show */
     int wake[2];
     int listen_fd;
+    bool listen_tls; /* pssl: */
     struct controller ctrls[SP_OF_CONTROLLERS_MAX];
     unsigned n_ctrls, probe_ms;
     struct sp_of_election election;
@@ -1051,11 +1057,12 @@ sp_of_channel_parse_listen(const char *spec, struct sp_of_channel_config *c,
 {
     char buf[300];
     const char *rest, *colon;
+    bool tls = !strncmp(spec, "pssl:", 5);
 
-    if (strncmp(spec, "ptcp:", 5) || strlen(spec) >= sizeof buf) {
+    if ((strncmp(spec, "ptcp:", 5) && !tls) || strlen(spec) >= sizeof buf) {
         return sp_err_set(err,
-                          "--openflow: '%s'; expected ptcp:PORT[:IP], e.g. "
-                          "ptcp:6653",
+                          "--openflow: '%s'; expected ptcp:PORT[:IP] or "
+                          "pssl:PORT[:IP], e.g. ptcp:6653",
                           spec);
     }
     rest = spec + 5;
@@ -1075,6 +1082,7 @@ sp_of_channel_parse_listen(const char *spec, struct sp_of_channel_config *c,
     snprintf(c->listen_ip, sizeof c->listen_ip, "%.63s",
              colon ? colon + 1 : "127.0.0.1");
     c->listen = true;
+    c->listen_tls = tls;
     return 0;
 }
 
@@ -1086,19 +1094,20 @@ sp_of_channel_parse_controller(const char *spec,
     char buf[300];
     const char *host, *port;
     struct sp_of_controller_addr *a;
+    bool tls = !strncmp(spec, "ssl:", 4);
 
-    if (strncmp(spec, "tcp:", 4) || strlen(spec) >= sizeof buf) {
+    if ((strncmp(spec, "tcp:", 4) && !tls) || strlen(spec) >= sizeof buf) {
         return sp_err_set(err,
-                          "--controller: '%s'; expected tcp:HOST:PORT, e.g. "
-                          "tcp:127.0.0.1:6653",
+                          "--controller: '%s'; expected tcp:HOST:PORT or "
+                          "ssl:HOST:PORT, e.g. tcp:127.0.0.1:6653",
                           spec);
     }
     snprintf(buf, sizeof buf, "%s", spec + 4);
     if (split_host_port(buf, &host, &port) || !valid_port(port, false)) {
         return sp_err_set(err,
-                          "--controller: '%s'; expected tcp:HOST:PORT with a "
+                          "--controller: '%s'; expected %s:HOST:PORT with a "
                           "port from 1 to 65535",
-                          spec);
+                          spec, tls ? "ssl" : "tcp");
     }
     for (unsigned i = 0; i < c->n_controllers; i++) {
         if (!strcmp(c->controllers[i].host, host) &&
@@ -1113,6 +1122,24 @@ sp_of_channel_parse_controller(const char *spec,
     a = &c->controllers[c->n_controllers++];
     snprintf(a->host, sizeof a->host, "%.255s", host);
     snprintf(a->port, sizeof a->port, "%.7s", port);
+    a->tls = tls;
+    return 0;
+}
+
+int
+sp_of_channel_parse_tls_file(const char *option, const char *path,
+                             struct sp_of_channel_config *c,
+                             struct sp_err *err)
+{
+    char *to = !strcmp(option, "private-key")   ? c->tls_key
+               : !strcmp(option, "certificate") ? c->tls_cert
+                                                : c->tls_ca;
+
+    if (!*path || strlen(path) >= sizeof c->tls_key) {
+        return sp_err_set(err, "--%s: '%s'; expected a file's path", option,
+                          path);
+    }
+    snprintf(to, sizeof c->tls_key, "%s", path);
     return 0;
 }
 
@@ -1158,8 +1185,9 @@ nonblocking(int fd)
     return flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) ? -1 : 0;
 }
 
-int
-sp_of_channel_open(const struct sp_of_channel_config *c, struct sp_err *err)
+/* Binds --openflow's socket. */
+static int
+open_listener(const struct sp_of_channel_config *c, struct sp_err *err)
 {
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
                              .ai_flags =
@@ -1167,19 +1195,6 @@ sp_of_channel_open(const struct sp_of_channel_config *c, struct sp_err *err)
     struct addrinfo *ai;
     int fd, one = 1, rc;
 
-    ch.n_ctrls = c->n_controllers;
-    for (unsigned i = 0; i < ch.n_ctrls; i++) {
-        ch.ctrls[i] =
-            (struct controller){.fd = -1, .backoff_ms = BACKOFF_MIN_MS};
-        memcpy(ch.ctrls[i].host, c->controllers[i].host,
-               sizeof ch.ctrls[i].host);
-        memcpy(ch.ctrls[i].port, c->controllers[i].port,
-               sizeof ch.ctrls[i].port);
-    }
-    ch.probe_ms = c->probe_ms;
-    if (!c->listen) {
-        return 0;
-    }
     rc = getaddrinfo(c->listen_ip, c->listen_port, &hints, &ai);
     if (rc) {
         return sp_err_set(err, "--openflow: address '%s': %s", c->listen_ip,
@@ -1203,6 +1218,43 @@ sp_of_channel_open(const struct sp_of_channel_config *c, struct sp_err *err)
     return 0;
 }
 
+int
+sp_of_channel_open(const struct sp_of_channel_config *c, struct sp_err *err)
+{
+    bool tls = false;
+
+    ch.n_ctrls = c->n_controllers;
+    for (unsigned i = 0; i < ch.n_ctrls; i++) {
+        ch.ctrls[i] =
+            (struct controller){.fd = -1, .backoff_ms = BACKOFF_MIN_MS};
+        memcpy(ch.ctrls[i].host, c->controllers[i].host,
+               sizeof ch.ctrls[i].host);
+        memcpy(ch.ctrls[i].port, c->controllers[i].port,
+               sizeof ch.ctrls[i].port);
+        ch.ctrls[i].tls = c->controllers[i].tls;
+        tls |= ch.ctrls[i].tls;
+    }
+    ch.probe_ms = c->probe_ms;
+    ch.listen_tls = c->listen && c->listen_tls;
+    if (tls || ch.listen_tls) {
+        if (!*c->tls_key || !*c->tls_cert || !*c->tls_ca) {
+            return sp_err_set(err,
+                              "%s needs --private-key, --certificate and "
+                              "--ca-cert",
+                              ch.listen_tls ? "--openflow pssl:"
+                                            : "--controller ssl:");
+        }
+        if (sp_tls_setup(c->tls_key, c->tls_cert, c->tls_ca, err)) {
+            return -1;
+        }
+    }
+    if (c->listen && open_listener(c, err)) {
+        sp_tls_teardown();
+        return -1;
+    }
+    return 0;
+}
+
 unsigned
 sp_of_channel_listen_port(void)
 {
@@ -1218,14 +1270,64 @@ sp_of_channel_listen_port(void)
                      : ((struct sockaddr_in *)&addr)->sin_port);
 }
 
+/* The scheme of a --controller, as given. */
+static const char *
+ctrl_scheme(const struct controller *ctrl)
+{
+    return ctrl->tls ? "ssl" : "tcp";
+}
+
+/* How logs and openflow-show name a connection: its --controller, or the
+ * address it came from (read as it is accepted: a peer that reset it has
+ * none). */
 static void
+conn_name(const struct conn *c, char *buf, size_t size)
+{
+    if (c->ctrl) {
+        snprintf(buf, size, "controller %s:%s:%s", ctrl_scheme(c->ctrl),
+                 c->ctrl->host, c->ctrl->port);
+    } else {
+        snprintf(buf, size, "connection from %s", c->peer);
+    }
+}
+
+static void
+peer_address(int fd, char *buf, size_t size)
+{
+    struct sockaddr_storage addr;
+    socklen_t len = sizeof addr;
+    char host[64] = "?", port[8] = "?";
+
+    if (!getpeername(fd, (struct sockaddr *)&addr, &len)) {
+        getnameinfo((struct sockaddr *)&addr, len, host, sizeof host, port,
+                    sizeof port, NI_NUMERICHOST | NI_NUMERICSERV);
+    }
+    snprintf(buf, size, "%s port %s", host, port);
+}
+
+/* Takes connected socket fd (TLS for an ssl: controller or on pssl:);
+ * false, with fd closed, when there is no memory for its TLS. */
+static bool
 add_conn(int fd, struct controller *ctrl)
 {
-    struct conn *c = &ch.conns[ch.n_conns++];
+    struct conn *c;
+    struct sp_tls *tls = NULL;
     int one = 1;
 
+    if (ctrl ? ctrl->tls : ch.listen_tls) {
+        tls = sp_tls_new(fd, !ctrl);
+        if (!tls) {
+            close(fd);
+            return false;
+        }
+    }
+    c = &ch.conns[ch.n_conns++];
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     c->fd = fd;
+    c->tls = tls;
+    if (!ctrl) {
+        peer_address(fd, c->peer, sizeof c->peer);
+    }
     c->ctrl = ctrl;
     c->since_ms = now_ms();
     c->eof = false;
@@ -1233,6 +1335,7 @@ add_conn(int fd, struct controller *ctrl)
     c->probed_ms = 0;
     sp_of_session_init(&c->s, &ch.sw);
     packet_in_update();
+    return true;
 }
 
 static void
@@ -1253,6 +1356,7 @@ close_conn(unsigned i)
         c->ctrl->up = false;
         schedule_reconnect(c->ctrl);
     }
+    sp_tls_free(c->tls);
     close(c->fd);
     sp_of_session_free(&c->s);
     ch.conns[i] = ch.conns[--ch.n_conns];
@@ -1376,8 +1480,9 @@ lookup_finish(struct controller *ctrl)
     }
     ctrl->lookup = NULL;
     if (l->rc) {
-        sp_cli_log(SP_LOG_WARNING, "OpenFlow: controller tcp:%s:%s: %s",
-                   ctrl->host, ctrl->port, gai_strerror(l->rc));
+        sp_cli_log(SP_LOG_WARNING, "OpenFlow: controller %s:%s:%s: %s",
+                   ctrl_scheme(ctrl), ctrl->host, ctrl->port,
+                   gai_strerror(l->rc));
         schedule_reconnect(ctrl);
     } else {
         connect_to(ctrl, l->result);
@@ -1396,33 +1501,64 @@ finish_connect(struct controller *ctrl)
         ch.n_conns == MAX_CONNS) {
         close(ctrl->fd);
         schedule_reconnect(ctrl);
+    } else if (add_conn(ctrl->fd, ctrl)) {
+        ctrl->up = true; /* the backoff restarts once it is heard */
     } else {
-        add_conn(ctrl->fd, ctrl);
-        ctrl->up = true;
-        ctrl->backoff_ms = BACKOFF_MIN_MS;
+        schedule_reconnect(ctrl);
     }
     ctrl->fd = -1;
 }
 
-/* Reads what is there and hands it to the session; false to close. */
+/* A failed read or write: a TLS failure (a certificate refused, not TLS
+ * at all, a peer gone during the handshake) is logged, as the operator
+ * must mend it; 'why' when TLS has no reason of its own. */
+static void
+conn_failed(const struct conn *c, const char *why)
+{
+    char name[300];
+
+    if (c->tls && (errno == EPROTO || !sp_tls_established(c->tls))) {
+        conn_name(c, name, sizeof name);
+        sp_cli_log(SP_LOG_WARNING, "OpenFlow: %s: TLS: %s", name,
+                   why ? why : sp_tls_error(c->tls));
+    }
+}
+
+/* Reads what is there and hands it to the session; false to close. What
+ * TLS has decrypted is read on while the session takes input: poll()
+ * does not see it. */
 static bool
 conn_read(struct conn *c)
 {
     static uint8_t buf[READ_CHUNK];
-    ssize_t n = read(c->fd, buf, sizeof buf);
+    ssize_t n;
 
-    if (n == 0) {
-        c->eof = true;
-        return true;
-    }
-    if (n < 0 && errno != EAGAIN && errno != EINTR) {
-        return false;
-    }
-    if (n > 0) {
+    do {
+        n = c->tls ? sp_tls_recv(c->tls, buf, sizeof buf)
+                   : read(c->fd, buf, sizeof buf);
+        if (n == 0 && c->tls && !sp_tls_established(c->tls)) {
+            conn_failed(c, "the peer closed during the handshake");
+            return false;
+        }
+        if (n == 0) {
+            c->eof = true;
+            return true;
+        }
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EINTR) {
+                return true;
+            }
+            conn_failed(c, NULL);
+            return false;
+        }
         c->heard_ms = now_ms();
         c->probed_ms = 0;
+        if (c->ctrl) {
+            c->ctrl->backoff_ms = BACKOFF_MIN_MS;
+        }
         sp_of_session_input(&c->s, buf, (size_t)n);
-    }
+    } while (c->tls && sp_tls_pending(c->tls) &&
+             sp_of_session_wants_input(&c->s));
     return true;
 }
 
@@ -1438,9 +1574,10 @@ conn_probe(struct conn *c, uint64_t now)
     }
     if (c->probed_ms && now - c->probed_ms >= ch.probe_ms) {
         sp_cli_log(SP_LOG_WARNING,
-                   "OpenFlow: controller tcp:%s:%s: no reply to an echo "
+                   "OpenFlow: controller %s:%s:%s: no reply to an echo "
                    "request in %u ms; connecting again",
-                   c->ctrl->host, c->ctrl->port, ch.probe_ms);
+                   ctrl_scheme(c->ctrl), c->ctrl->host, c->ctrl->port,
+                   ch.probe_ms);
         return false;
     }
     if (!c->probed_ms && now - c->heard_ms >= ch.probe_ms &&
@@ -1453,16 +1590,67 @@ conn_probe(struct conn *c, uint64_t now)
 static bool
 conn_write(struct conn *c)
 {
-    ssize_t n = send(c->fd, c->s.out.data, c->s.out.len, MSG_NOSIGNAL);
+    ssize_t n = c->tls
+                    ? sp_tls_send(c->tls, c->s.out.data, c->s.out.len)
+                    : send(c->fd, c->s.out.data, c->s.out.len, MSG_NOSIGNAL);
 
     if (n < 0) {
-        return errno == EAGAIN || errno == EINTR;
+        if (errno == EAGAIN || errno == EINTR) {
+            return true;
+        }
+        conn_failed(c, NULL);
+        return false;
     }
     sp_of_buf_consume(&c->s.out, (size_t)n);
     /* Room in the output: a pending reply goes on, queued input is
      * handled. */
     sp_of_session_input(&c->s, NULL, 0);
     return true;
+}
+
+/* Whether a TLS connection has decrypted bytes its session would take. */
+static bool
+conn_tls_readable(const struct conn *c)
+{
+    return !c->eof && sp_tls_pending(c->tls) &&
+           sp_of_session_wants_input(&c->s);
+}
+
+/* What a TLS connection waits for: the session's own wants, and TLS's,
+ * which may be the other direction (a handshake reads while the session
+ * has output). */
+static short
+tls_events(const struct conn *c)
+{
+    short send_want = sp_tls_send_want(c->tls);
+    short ev = 0;
+
+    if ((!c->eof && sp_of_session_wants_input(&c->s)) || send_want == POLLIN) {
+        ev |= POLLIN;
+    }
+    if ((c->s.out.len && send_want != POLLIN) ||
+        sp_tls_recv_want(c->tls) == POLLOUT) {
+        ev |= POLLOUT;
+    }
+    return ev;
+}
+
+/* A TLS connection that poll() found ready either way, or that holds
+ * decrypted input: reads first, so that a handshake the write waited for
+ * is done, then writes. False to close. */
+static bool
+tls_serve(struct conn *c, short revents)
+{
+    if (!(revents & (POLLIN | POLLOUT | POLLHUP)) && !conn_tls_readable(c)) {
+        return true;
+    }
+    if (!c->eof && (sp_of_session_wants_input(&c->s) ||
+                    sp_tls_send_want(c->tls) == POLLIN)) {
+        if (!conn_read(c)) {
+            return false;
+        }
+    }
+    return !c->s.out.len || conn_write(c);
 }
 
 static void *
@@ -1512,11 +1700,18 @@ channel_thread(void *arg)
             struct conn *c = &ch.conns[i];
             short ev = 0;
 
-            if (!c->eof && sp_of_session_wants_input(&c->s)) {
-                ev |= POLLIN;
-            }
-            if (c->s.out.len) {
-                ev |= POLLOUT;
+            if (c->tls) {
+                ev = tls_events(c);
+                if (conn_tls_readable(c)) {
+                    timeout = 0;
+                }
+            } else {
+                if (!c->eof && sp_of_session_wants_input(&c->s)) {
+                    ev |= POLLIN;
+                }
+                if (c->s.out.len) {
+                    ev |= POLLOUT;
+                }
             }
             fds[n++] = (struct pollfd){c->fd, ev, 0};
         }
@@ -1538,13 +1733,23 @@ channel_thread(void *arg)
             bool keep = true;
 
             if (p->revents & (POLLERR | POLLNVAL)) {
+                /* A TLS peer gone in its handshake is logged, with its
+                 * alert where the socket still holds it. */
+                if (c->tls && !sp_tls_established(c->tls) && conn_read(c)) {
+                    conn_failed(c, "the connection failed during the "
+                                   "handshake");
+                }
                 keep = false;
             }
-            if (keep && (p->revents & POLLOUT)) {
-                keep = conn_write(c);
-            }
-            if (keep && !c->eof && (p->revents & (POLLIN | POLLHUP))) {
-                keep = conn_read(c);
+            if (keep && c->tls) {
+                keep = tls_serve(c, p->revents);
+            } else {
+                if (keep && (p->revents & POLLOUT)) {
+                    keep = conn_write(c);
+                }
+                if (keep && !c->eof && (p->revents & (POLLIN | POLLHUP))) {
+                    keep = conn_read(c);
+                }
             }
             keep = keep && conn_probe(c, now_ms());
             /* An empty output after a write or a read means the session
@@ -1563,7 +1768,7 @@ channel_thread(void *arg)
                              SOCK_NONBLOCK | SOCK_CLOEXEC);
 
             if (fd >= 0) {
-                add_conn(fd, NULL);
+                add_conn(fd, NULL); /* closes fd if it cannot */
             }
         }
         if (now_ms() >= next_expiry) {
@@ -1667,6 +1872,7 @@ sp_of_channel_stop(void)
         close(ch.listen_fd);
         ch.listen_fd = -1;
     }
+    sp_tls_teardown();
     pthread_mutex_unlock(&ch.lock);
     meta_free_all();
 }
@@ -1700,12 +1906,14 @@ sp_of_channel_show(FILE *out)
         return;
     }
     if (ch.listen_fd >= 0) {
-        fprintf(out, "listening on port %u\n", sp_of_channel_listen_port());
+        fprintf(out, "listening on port %u%s\n", sp_of_channel_listen_port(),
+                ch.listen_tls ? " (TLS)" : "");
     }
     for (unsigned k = 0; k < ch.n_ctrls; k++) {
         const struct controller *ctrl = &ch.ctrls[k];
 
-        fprintf(out, "controller tcp:%s:%s: ", ctrl->host, ctrl->port);
+        fprintf(out, "controller %s:%s:%s: ", ctrl_scheme(ctrl), ctrl->host,
+                ctrl->port);
         if (ctrl->up) {
             for (unsigned i = 0; i < ch.n_conns; i++) {
                 if (ch.conns[i].ctrl == ctrl) {
@@ -1726,18 +1934,13 @@ sp_of_channel_show(FILE *out)
     }
     for (unsigned i = 0; i < ch.n_conns; i++) {
         const struct conn *c = &ch.conns[i];
-        struct sockaddr_storage addr;
-        socklen_t len = sizeof addr;
-        char host[64] = "?", port[8] = "?";
+        char name[300];
 
         if (c->ctrl) {
             continue;
         }
-        if (!getpeername(c->fd, (struct sockaddr *)&addr, &len)) {
-            getnameinfo((struct sockaddr *)&addr, len, host, sizeof host, port,
-                        sizeof port, NI_NUMERICHOST | NI_NUMERICSERV);
-        }
-        fprintf(out, "connection from %s port %s: ", host, port);
+        conn_name(c, name, sizeof name);
+        fprintf(out, "%s: ", name);
         show_conn(out, c, now);
     }
     if (ch.election.have_generation) {

@@ -16,12 +16,15 @@ struct sp_dp_config;
 #define SP_OF_CONTROLLERS_MAX 8
 
 struct sp_of_channel_config {
-    bool listen;
+    bool listen, listen_tls; /* --openflow ptcp: or pssl: */
     char listen_ip[64], listen_port[8];
     unsigned n_controllers;
     struct sp_of_controller_addr {
         char host[256], port[8];
+        bool tls; /* ssl:, not tcp: */
     } controllers[SP_OF_CONTROLLERS_MAX];
+    /* --private-key, --certificate, --ca-cert: for ssl: and pssl:. */
+    char tls_key[4096], tls_cert[4096], tls_ca[4096];
     /* --inactivity-probe: after this long with nothing from the
      * controller an ECHO_REQUEST, after as long again with still nothing
      * a new connection; 0: never. */
@@ -30,10 +33,11 @@ struct sp_of_channel_config {
 
 #define SP_OF_PROBE_DEFAULT_MS 5000
 
-/* The option values: --openflow ptcp:PORT[:IP] (IP defaults to
- * 127.0.0.1), --controller tcp:HOST:PORT (each adds one, up to
- * SP_OF_CONTROLLERS_MAX, none twice), --fail-mode secure,
- * --inactivity-probe MS. Return 0,
+/* The option values: --openflow ptcp:PORT[:IP] or pssl:PORT[:IP] (IP
+ * defaults to 127.0.0.1), --controller tcp:HOST:PORT or ssl:HOST:PORT
+ * (each adds one, up to SP_OF_CONTROLLERS_MAX, none twice), --fail-mode
+ * secure, --inactivity-probe MS, and the TLS files (OPTION is
+ * "private-key", "certificate" or "ca-cert"). Return 0,
  * or -1 with err naming the option and value. */
 int sp_of_channel_parse_listen(const char *spec,
                                struct sp_of_channel_config *c,
@@ -41,12 +45,16 @@ int sp_of_channel_parse_listen(const char *spec,
 int sp_of_channel_parse_controller(const char *spec,
                                    struct sp_of_channel_config *c,
                                    struct sp_err *err);
+int sp_of_channel_parse_tls_file(const char *option, const char *path,
+                                 struct sp_of_channel_config *c,
+                                 struct sp_err *err);
 int sp_of_channel_parse_fail_mode(const char *mode, struct sp_err *err);
 /* --inactivity-probe MS: 0, or 1000 to 3600000. */
 int sp_of_channel_parse_probe(const char *ms, struct sp_of_channel_config *c,
                               struct sp_err *err);
 
-/* Binds the listening socket (before EAL starts, so a bad address starts
+/* Reads the TLS files if ssl: or pssl: needs them, and binds the
+ * listening socket (before EAL starts, so a bad file or address starts
  * nothing). */
 int sp_of_channel_open(const struct sp_of_channel_config *c,
                        struct sp_err *err);

@@ -82,13 +82,17 @@ static const char run_usage[] =
     "                         chooses, the log names it): rules,\n"
     "                         PACKET_IN from actions=controller,\n"
     "                         PACKET_OUT\n"
-    "                         (docs/openflow.md)\n"
+    "                         (docs/openflow.md); pssl:PORT[:IP]: over TLS\n"
     "  --controller tcp:HOST:PORT\n"
     "                         connect to an OpenFlow controller (HOST an\n"
     "                         address or a name), again after 1 to 8 s\n"
     "                         when the connection ends;\n"
     "                         up to 8 times: a cluster, whose master\n"
-    "                         ROLE_REQUEST elects\n"
+    "                         ROLE_REQUEST elects; ssl:HOST:PORT: over TLS\n"
+    "  --private-key FILE, --certificate FILE, --ca-cert FILE\n"
+    "                         for ssl: and pssl:, PEM: this switch's key\n"
+    "                         and certificate, and the CA that must have\n"
+    "                         signed the peer's (TLS 1.2 or later)\n"
     "  --fail-mode secure     rules stay while no controller is connected\n"
     "                         (the only mode)\n"
     "  --inactivity-probe MS  with nothing from a controller for MS\n"
@@ -239,6 +243,9 @@ parse_options(int argc, char **argv, struct run_options *o)
         OPT_CONTROLLER,
         OPT_FAIL_MODE,
         OPT_PROBE,
+        OPT_TLS_KEY,
+        OPT_TLS_CERT,
+        OPT_TLS_CA,
         OPT_PMD_CPUS,
         OPT_MAIN_CPU,
         OPT_MTU,
@@ -265,6 +272,9 @@ parse_options(int argc, char **argv, struct run_options *o)
         {"controller", required_argument, NULL, OPT_CONTROLLER},
         {"fail-mode", required_argument, NULL, OPT_FAIL_MODE},
         {"inactivity-probe", required_argument, NULL, OPT_PROBE},
+        {"private-key", required_argument, NULL, OPT_TLS_KEY},
+        {"certificate", required_argument, NULL, OPT_TLS_CERT},
+        {"ca-cert", required_argument, NULL, OPT_TLS_CA},
         {"pmd-perf", no_argument, NULL, OPT_PERF},
         {"mbufs", required_argument, NULL, OPT_MBUFS},
         {"rxd", required_argument, NULL, OPT_RXD},
@@ -379,13 +389,22 @@ parse_options(int argc, char **argv, struct run_options *o)
         case OPT_CONTROLLER:
         case OPT_FAIL_MODE:
         case OPT_PROBE:
+        case OPT_TLS_KEY:
+        case OPT_TLS_CERT:
+        case OPT_TLS_CA:
             if (opt == OPT_OPENFLOW
                     ? sp_of_channel_parse_listen(optarg, &o->openflow, &err)
                 : opt == OPT_CONTROLLER ? sp_of_channel_parse_controller(
                                               optarg, &o->openflow, &err)
                 : opt == OPT_PROBE
                     ? sp_of_channel_parse_probe(optarg, &o->openflow, &err)
-                    : sp_of_channel_parse_fail_mode(optarg, &err)) {
+                : opt == OPT_FAIL_MODE
+                    ? sp_of_channel_parse_fail_mode(optarg, &err)
+                    : sp_of_channel_parse_tls_file(
+                          opt == OPT_TLS_KEY    ? "private-key"
+                          : opt == OPT_TLS_CERT ? "certificate"
+                                                : "ca-cert",
+                          optarg, &o->openflow, &err)) {
                 sp_cli_error("run", "%s", err.msg);
                 return -1;
             }

@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""OpenFlow over TLS: --openflow pssl: with ovs-ofctl and --controller ssl:
+with an os-ken controller (osken-manager's --ctl-privkey), certificates
+made by the openssl command for the run.
+
+Usage: test_tls.py SIMDPATH
+- Each TLS file missing, a key that is not the certificate's, a CA file
+  that holds no certificate, and pssl: without the files exit 2 before
+  DPDK starts, naming the option and the file.
+- pssl: ovs-ofctl with a certificate of the CA adds a rule that forwards
+  the traffic and dumps it; a client whose certificate another CA signed,
+  one that does not trust the switch's CA and one without TLS are each
+  refused and logged with the reason, and the channel serves on.
+- ssl: osken_app.py's rules read back as sent and forward (as in
+  test_osken.py), while every packet of half the traffic goes to the
+  controller as a PACKET_IN over the same TLS; a second --controller
+  whose server shows a certificate of another CA is refused and logged,
+  and simdpath stops cleanly, its counters conserved.
+Skips (77) without openssl, ovs-ofctl or osken-manager.
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+sys.path.insert(0, HERE)
+from report import RESULTS, check, conserved, counters, no_leak  # noqa
+from traffic import frame, free_port, write_pcap  # noqa
+
+EXE = os.path.abspath(sys.argv[1])
+CAP = 120  # seconds: a safety net, never the condition
+
+
+def make_certs(work):
+    """ca and rogue-ca (self-signed), switch and controller (signed by
+    ca), rogue (signed by rogue-ca): NAME-key.pem and NAME-cert.pem."""
+    def run(*args):
+        subprocess.run(["openssl"] + list(args), cwd=work, check=True,
+                       capture_output=True)
+
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+          "-nodes"]
+    for ca in ("ca", "rogue-ca"):
+        run("req", "-x509", *ec, "-keyout", ca + "-key.pem", "-out",
+            ca + "-cert.pem", "-days", "2", "-subj", "/CN=" + ca)
+    for name, ca in (("switch", "ca"), ("controller", "ca"),
+                     ("rogue", "rogue-ca")):
+        run("req", *ec, "-keyout", name + "-key.pem", "-out",
+            name + ".csr", "-subj", "/CN=" + name)
+        run("x509", "-req", "-in", name + ".csr", "-CA", ca + "-cert.pem",
+            "-CAkey", ca + "-key.pem", "-CAcreateserial", "-out",
+            name + "-cert.pem", "-days", "2")
+    return lambda name, kind: os.path.join(work, "%s-%s.pem" % (name, kind))
+
+
+def tls_options(pem, name, ca="ca"):
+    return ["--private-key", pem(name, "key"), "--certificate",
+            pem(name, "cert"), "--ca-cert", pem(ca, "cert")]
+
+
+def ctl(sock, *args):
+    return subprocess.run([EXE, "ctl", "--socket", sock] + list(args),
+                          capture_output=True, text=True, timeout=60)
+
+
+def count(sock, port, name):
+    """Port's counter 'name' (tx, packet_in) in counters-show."""
+    text = ctl(sock, "counters-show").stdout
+    m = re.search(r"^port %d \([^)]*\):.* %s (\d+)" % (port, name), text,
+                  re.M)
+    return int(m.group(1)) if m else 0
+
+
+def wait(cond, deadline):
+    """Polls cond until it holds or the safety net runs out."""
+    while time.time() < deadline:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+def stop(proc, sock):
+    ctl(sock, "stop")
+    out, err = proc.communicate(timeout=CAP)
+    check(proc.returncode == 0, "simdpath exits 0: " + err[-500:])
+    check(conserved(counters(out)), "counters conserve: " + out[-500:])
+    check(no_leak(out), "no mbuf leaked")
+    return err
+
+
+def option_errors(work, pem, base):
+    missing = os.path.join(work, "missing.pem")
+    not_pem = os.path.join(work, "flows.txt")
+    cases = [
+        (["--openflow", "pssl:0"],
+         "--openflow pssl: needs --private-key, --certificate and "
+         "--ca-cert"),
+        (["--controller", "ssl:127.0.0.1:1", "--private-key", missing,
+          "--certificate", pem("switch", "cert"), "--ca-cert",
+          pem("ca", "cert")],
+         "--private-key: '%s': No such file or directory" % missing),
+        (["--openflow", "pssl:0", "--private-key", pem("rogue", "key"),
+          "--certificate", pem("switch", "cert"), "--ca-cert",
+          pem("ca", "cert")],
+         "--private-key '%s' is not the key of --certificate '%s'"
+         % (pem("rogue", "key"), pem("switch", "cert"))),
+        (["--openflow", "pssl:0", "--private-key", pem("switch", "key"),
+          "--certificate", pem("switch", "cert"), "--ca-cert", not_pem],
+         "--ca-cert: '%s': " % not_pem),
+    ]
+    for extra, message in cases:
+        r = subprocess.run([EXE, "run"] + base + extra, capture_output=True,
+                           text=True, timeout=60)
+        check(r.returncode == 2 and message in r.stderr
+              and "forwarding" not in r.stdout,
+              "%s: exit 2 naming it: %d %s" % (" ".join(extra[:2]),
+                                               r.returncode, r.stderr))
+
+
+def ofctl(pem, name, ca, target, *args):
+    return subprocess.run(
+        ["ovs-ofctl", "-O", "OpenFlow13", "--private-key=" + pem(name, "key"),
+         "--certificate=" + pem(name, "cert"),
+         "--ca-cert=" + pem(ca, "cert"), args[0], target] + list(args[1:]),
+        capture_output=True, text=True, timeout=60)
+
+
+def listener(work, pem, base, env):
+    """--openflow pssl: against ovs-ofctl."""
+    sock = os.path.join(work, "pssl.sock")
+    port = free_port()
+    sp = subprocess.Popen(
+        [EXE, "run"] + base + ["--ctl", sock, "--openflow", "pssl:%d" % port]
+        + tls_options(pem, "switch") +
+        ["--duration", "600", "--", "--file-prefix=simdpath-pssl%d"
+         % os.getpid()], env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + CAP
+        wait(lambda: os.path.exists(sock) and
+             ctl(sock, "openflow-show").returncode == 0, deadline)
+        target = "ssl:127.0.0.1:%d" % port
+        r = ofctl(pem, "controller", "ca", target, "add-flow",
+                  "priority=9,udp,actions=output:2")
+        check(r.returncode == 0, "add-flow over TLS: " + r.stderr)
+        check(wait(lambda: count(sock, 2, "tx") >= 1000, deadline),
+              "the rule added over TLS forwards")
+        refused = [
+            ("rogue", "ca", "a client certificate of another CA"),
+            ("controller", "rogue-ca", "a client not trusting the CA"),
+        ]
+        for name, ca, what in refused:
+            r = ofctl(pem, name, ca, target, "dump-flows")
+            check(r.returncode != 0, "%s is refused: %s" % (what, r.stdout))
+        r = subprocess.run(["ovs-ofctl", "-O", "OpenFlow13", "dump-flows",
+                            "tcp:127.0.0.1:%d" % port], capture_output=True,
+                           text=True, timeout=60)
+        check(r.returncode != 0, "a client without TLS is refused")
+        r = ofctl(pem, "controller", "ca", target, "dump-flows")
+        check(r.returncode == 0 and "priority=9,udp actions=output:2"
+              in r.stdout, "the channel serves on: " + r.stdout + r.stderr)
+        show = ctl(sock, "openflow-show").stdout
+        check("listening on port %d (TLS)" % port in show,
+              "openflow-show says TLS: " + show)
+        err = stop(sp, sock)
+        verify = re.findall(r"OpenFlow: connection from 127\.0\.0\.1 port "
+                            r"\d+: TLS: (.*)", err)
+        # The client that refuses simdpath's certificate says so with an
+        # alert, unless its socket's close overtakes it.
+        check(len(verify) == 3 and
+              "certificate verify failed: unable to get local issuer "
+              "certificate" in verify and "wrong version number" in verify
+              and any("unknown ca" in v or "handshake" in v or "reset" in v
+                      for v in verify),
+              "each refused client is logged with its reason: %s" % verify)
+    finally:
+        if sp.poll() is None:
+            sp.kill()
+            sp.communicate()
+
+
+def rogue_server(pem, port, stop_event):
+    """A TLS server showing a certificate of another CA, as a controller
+    that is not the cluster's: simdpath must refuse it."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(pem("rogue", "cert"), pem("rogue", "key"))
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", port))
+    s.listen(4)
+    s.settimeout(0.2)
+    while not stop_event.is_set():
+        try:
+            conn, _ = s.accept()
+        except OSError:
+            continue
+        try:
+            conn.settimeout(5)
+            context.wrap_socket(conn, server_side=True).close()
+        except (OSError, ssl.SSLError):
+            conn.close()
+    s.close()
+
+
+def controller(work, pem, base, env, manager):
+    """--controller ssl: to os-ken, and one to a server of another CA."""
+    out = os.path.join(work, "result.json")
+    sock = os.path.join(work, "ssl.sock")
+    port, rogue_port = free_port(), free_port()
+    log = open(os.path.join(work, "osken.log"), "w+")
+    osken = subprocess.Popen(
+        [manager, "--ofp-listen-host", "127.0.0.1", "--ofp-tcp-listen-port",
+         str(free_port()), "--ofp-ssl-listen-port", str(port),
+         "--ctl-privkey", pem("controller", "key"), "--ctl-cert",
+         pem("controller", "cert"), "--ca-certs", pem("ca", "cert"),
+         os.path.join(HERE, "osken_app.py")],
+        env=dict(os.environ, SP_OSKEN_OUT=out), stdout=log,
+        stderr=subprocess.STDOUT, text=True)
+    done = threading.Event()
+    rogue = threading.Thread(target=rogue_server,
+                             args=(pem, rogue_port, done))
+    rogue.start()
+    sp = None
+    try:
+        deadline = time.time() + CAP
+        wait(lambda: subprocess.run(["ss", "-Hltn", "sport = :%d" % port],
+                                    capture_output=True,
+                                    text=True).stdout.strip() != "",
+             deadline)
+        sp = subprocess.Popen(
+            [EXE, "run"] + base + ["--ctl", sock, "--controller",
+                                   "ssl:127.0.0.1:%d" % port, "--controller",
+                                   "ssl:127.0.0.1:%d" % rogue_port]
+            + tls_options(pem, "switch") +
+            ["--duration", "600", "--", "--file-prefix=simdpath-ssl%d"
+             % os.getpid()], env=env, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        wait(lambda: os.path.exists(out), deadline)
+        result = json.load(open(out)) if os.path.exists(out) else {}
+        check(result.get("errors") == [],
+              "no rule is refused: %s" % result.get("errors"))
+        flows = {f["priority"]: f for f in result.get("flows", [])}
+        check(sorted(flows) == [0, 300, 400, 500] and
+              flows[500]["cookie"] == 0x55 and flows[500]["match"] == {
+                  "eth_type": 0x0800, "ip_proto": 17,
+                  "ipv4_dst": "10.0.0.1", "udp_dst": 53},
+              "the rules read back over TLS: %s" % flows)
+        check(wait(lambda: count(sock, 2, "tx") >= 1000, deadline),
+              "udp to 10.0.0.1:53 leaves on port 2 by the app's rule")
+        check(wait(lambda: count(sock, 1, "packet_in") >= 1000, deadline),
+              "packets to 10.0.0.2 go to the controller")
+        show = ctl(sock, "openflow-show").stdout
+        check(re.search(r"controller ssl:127\.0\.0\.1:%d: connected for"
+                        % port, show) and
+              re.search(r"controller ssl:127\.0\.0\.1:%d: "
+                        r"(not connected|connecting)" % rogue_port, show),
+              "openflow-show: os-ken connected, the rogue not: " + show)
+        err = stop(sp, sock)
+        check(re.search(r"controller ssl:127\.0\.0\.1:%d: TLS: certificate "
+                        r"verify failed" % rogue_port, err),
+              "the rogue controller is refused and logged: " + err[-800:])
+    finally:
+        done.set()
+        rogue.join()
+        for p in (sp, osken):
+            if p and p.poll() is None:
+                p.kill()
+                p.communicate()
+    if RESULTS["failed"]:
+        log.seek(0)
+        print(log.read()[-3000:])
+    log.close()
+
+
+def main():
+    manager = shutil.which("osken-manager")
+    for tool in ("openssl", "ovs-ofctl", "ss"):
+        if not shutil.which(tool):
+            print("SKIP: %s not found" % tool)
+            return 77
+    if not manager:
+        print("SKIP: osken-manager not found (Debian: python3-os-ken)")
+        return 77
+    work = tempfile.mkdtemp(prefix="simdpath-tls-")
+    os.chmod(work, 0o700)
+    pem = make_certs(work)
+    pcap = os.path.join(work, "in.pcap")
+    # Half to 10.0.0.1:53 (os-ken's rule 500 forwards it), half to
+    # 10.0.0.2, which its table-miss rule sends to the controller.
+    write_pcap(pcap, [frame(17, [10, 0, 0, 1 + i % 2], 1000 + i, 53)
+                      for i in range(8)])
+    flows = os.path.join(work, "flows.txt")
+    with open(flows, "w") as f:
+        f.write("priority=0,actions=drop\n")
+    base = ["--port", "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
+            "--port", "net_null0,no-rx=1", "--port", "net_null1,no-rx=1",
+            "--flows", flows]
+    env = dict(os.environ)
+    env.pop("SIMDPATH_IMPL", None)
+    option_errors(work, pem, base + ["--ctl", os.path.join(work, "x.sock")])
+    listener(work, pem, base, env)
+    controller(work, pem, base, env, manager)
+    shutil.rmtree(work, ignore_errors=True)
+    print("tls: %d passed, %d failed" % (RESULTS["passed"],
+                                        RESULTS["failed"]))
+    return 1 if RESULTS["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
