@@ -105,6 +105,7 @@ struct channel {
     int wake[2];
     int listen_fd;
     bool listen_tls; /* pssl: */
+    bool tls;        /* pssl: or an ssl: controller */
     struct controller ctrls[SP_OF_CONTROLLERS_MAX];
     unsigned n_ctrls, probe_ms;
     struct sp_of_election election;
@@ -1236,7 +1237,8 @@ sp_of_channel_open(const struct sp_of_channel_config *c, struct sp_err *err)
     }
     ch.probe_ms = c->probe_ms;
     ch.listen_tls = c->listen && c->listen_tls;
-    if (tls || ch.listen_tls) {
+    ch.tls = tls || ch.listen_tls;
+    if (ch.tls) {
         if (!*c->tls_key || !*c->tls_cert || !*c->tls_ca) {
             return sp_err_set(err,
                               "%s needs --private-key, --certificate and "
@@ -1873,6 +1875,7 @@ sp_of_channel_stop(void)
         ch.listen_fd = -1;
     }
     sp_tls_teardown();
+    ch.tls = false;
     pthread_mutex_unlock(&ch.lock);
     meta_free_all();
 }
@@ -1908,6 +1911,9 @@ sp_of_channel_show(FILE *out)
     if (ch.listen_fd >= 0) {
         fprintf(out, "listening on port %u%s\n", sp_of_channel_listen_port(),
                 ch.listen_tls ? " (TLS)" : "");
+    }
+    if (ch.tls) {
+        sp_tls_show(out);
     }
     for (unsigned k = 0; k < ch.n_ctrls; k++) {
         const struct controller *ctrl = &ch.ctrls[k];

@@ -4,17 +4,20 @@
  * channel's thread drives every connection with poll(), so each call
  * returns at once: what TLS waits for (the handshake may need to read
  * while the channel writes) is kept per direction for the next poll().
+ * The files are read again when they change (refresh).
  */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include "cli/cli.h"
 #include "cli/tls.h"
 
 struct sp_tls {
@@ -24,6 +27,11 @@ struct sp_tls {
 };
 
 static SSL_CTX *ctx;
+/* The files, and their state when last read. */
+static struct {
+    char key[4096], cert[4096], ca[4096];
+    struct stat read[3];
+} files;
 
 /* OpenSSL's reason for its last error, or 'fallback'. */
 static const char *
@@ -47,27 +55,25 @@ readable(const char *option, const char *path, struct sp_err *err)
     return 0;
 }
 
-int
-sp_tls_setup(const char *key, const char *cert, const char *ca,
-             struct sp_err *err)
+/* A context from the three files, or NULL with err set. */
+static SSL_CTX *
+make_ctx(const char *key, const char *cert, const char *ca, struct sp_err *err)
 {
-    STACK_OF(X509_NAME) * names;
-    int rc = -1;
+    SSL_CTX *c;
 
     if (readable("--private-key", key, err) ||
         readable("--certificate", cert, err) ||
         readable("--ca-cert", ca, err)) {
-        return -1;
+        return NULL;
     }
     ERR_clear_error();
-    ctx = SSL_CTX_new(TLS_method());
-    if (!ctx) {
-        return sp_err_set(err, "TLS: %s", last_reason("out of memory"));
-    }
-    if (!SSL_CTX_use_certificate_chain_file(ctx, cert)) {
+    c = SSL_CTX_new(TLS_method());
+    if (!c) {
+        sp_err_set(err, "TLS: %s", last_reason("out of memory"));
+    } else if (!SSL_CTX_use_certificate_chain_file(c, cert)) {
         sp_err_set(err, "--certificate: '%s': %s", cert,
                    last_reason("not a PEM certificate"));
-    } else if (!SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM)) {
+    } else if (!SSL_CTX_use_PrivateKey_file(c, key, SSL_FILETYPE_PEM)) {
         if (ERR_GET_REASON(ERR_peek_last_error()) ==
             X509_R_KEY_VALUES_MISMATCH) {
             sp_err_set(err,
@@ -78,29 +84,64 @@ sp_tls_setup(const char *key, const char *cert, const char *ca,
             sp_err_set(err, "--private-key: '%s': %s", key,
                        last_reason("not a PEM private key"));
         }
-    } else if (!SSL_CTX_load_verify_locations(ctx, ca, NULL) ||
-               !(names = SSL_load_client_CA_file(ca))) {
+    } else if (!SSL_CTX_load_verify_locations(c, ca, NULL) ||
+               (SSL_CTX_set_client_CA_list(c, SSL_load_client_CA_file(ca)),
+                !SSL_CTX_get_client_CA_list(c))) {
+        /* The client CA list: the names the server asks certificates
+         * by. */
         sp_err_set(err, "--ca-cert: '%s': %s", ca,
                    last_reason("no PEM certificate in it"));
     } else {
-        /* The server asks the client for a certificate by these names. */
-        SSL_CTX_set_client_CA_list(ctx, names);
-        SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+        SSL_CTX_set_min_proto_version(c, TLS1_2_VERSION);
         SSL_CTX_set_verify(
-            ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+            c, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
         /* A peer that closes its socket without close_notify has ended
          * its side, as over TCP; the channel's output buffer moves and
          * is sent in parts. */
-        SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
-        SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
-                                  SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-        rc = 0;
+        SSL_CTX_set_options(c, SSL_OP_IGNORE_UNEXPECTED_EOF);
+        SSL_CTX_set_mode(c, SSL_MODE_ENABLE_PARTIAL_WRITE |
+                                SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+        ERR_clear_error();
+        return c;
     }
-    if (rc) {
-        sp_tls_teardown();
-    }
+    SSL_CTX_free(c);
     ERR_clear_error();
-    return rc;
+    return NULL;
+}
+
+/* What the files were when last read: a change (a new file renamed over,
+ * or rewritten) is read before the next connection. */
+static void
+snapshot(struct stat *st)
+{
+    const char *paths[3] = {files.key, files.cert, files.ca};
+
+    for (int i = 0; i < 3; i++) {
+        if (stat(paths[i], &st[i])) {
+            memset(&st[i], 0, sizeof st[i]);
+        }
+    }
+}
+
+static bool
+same_stat(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+           a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+           a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+int
+sp_tls_setup(const char *key, const char *cert, const char *ca,
+             struct sp_err *err)
+{
+    snprintf(files.key, sizeof files.key, "%s", key);
+    snprintf(files.cert, sizeof files.cert, "%s", cert);
+    snprintf(files.ca, sizeof files.ca, "%s", ca);
+    snapshot(files.read);
+    ctx = make_ctx(key, cert, ca, err);
+    return ctx ? 0 : -1;
 }
 
 void
@@ -110,10 +151,69 @@ sp_tls_teardown(void)
     ctx = NULL;
 }
 
+/* As ovs-vswitchd does, files changed since they were read are read
+ * again, so that certificates are renewed without a restart; a set that
+ * does not load keeps the one in use, once logged. */
+static void
+refresh(void)
+{
+    struct stat now[3];
+    struct sp_err err;
+    SSL_CTX *fresh;
+
+    snapshot(now);
+    if (same_stat(&now[0], &files.read[0]) &&
+        same_stat(&now[1], &files.read[1]) &&
+        same_stat(&now[2], &files.read[2])) {
+        return;
+    }
+    memcpy(files.read, now, sizeof now);
+    fresh = make_ctx(files.key, files.cert, files.ca, &err);
+    if (!fresh) {
+        sp_cli_log(SP_LOG_WARNING,
+                   "OpenFlow: TLS: a file changed and does not load, the "
+                   "one read before stays in use: %s",
+                   err.msg);
+        return;
+    }
+    SSL_CTX_free(ctx); /* each connection holds a reference of its own */
+    ctx = fresh;
+    sp_cli_log(SP_LOG_INFO,
+               "OpenFlow: TLS: read --private-key, --certificate and "
+               "--ca-cert again, for the connections from now on");
+}
+
+void
+sp_tls_show(FILE *out)
+{
+    X509 *x = SSL_CTX_get0_certificate(ctx);
+    BIO *bio = BIO_new(BIO_s_mem());
+    char *text;
+    long len;
+
+    if (!x || !bio) {
+        BIO_free(bio);
+        return;
+    }
+    BIO_puts(bio, "TLS certificate: ");
+    X509_NAME_print_ex(bio, X509_get_subject_name(x), 0, XN_FLAG_ONELINE);
+    BIO_puts(bio, ", issuer ");
+    X509_NAME_print_ex(bio, X509_get_issuer_name(x), 0, XN_FLAG_ONELINE);
+    BIO_puts(bio, ", not after ");
+    ASN1_TIME_print(bio, X509_get0_notAfter(x));
+    len = BIO_get_mem_data(bio, &text);
+    fprintf(out, "%.*s\n", (int)len, text);
+    BIO_free(bio);
+    ERR_clear_error();
+}
+
 struct sp_tls *
 sp_tls_new(int fd, bool server)
 {
-    struct sp_tls *t = calloc(1, sizeof *t);
+    struct sp_tls *t;
+
+    refresh();
+    t = calloc(1, sizeof *t);
 
     if (!t || !(t->ssl = SSL_new(ctx)) || !SSL_set_fd(t->ssl, fd)) {
         if (t) {

@@ -5,6 +5,7 @@
 #define SP_CLI_TLS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "simdpath/dispatch.h"
@@ -21,10 +22,15 @@ int sp_tls_setup(const char *key, const char *cert, const char *ca,
                  struct sp_err *err);
 /* Frees the context; the connections must be freed first. */
 void sp_tls_teardown(void);
+/* One line for ctl openflow-show: the certificate in use, its issuer and
+ * when it expires. */
+void sp_tls_show(FILE *out);
 
 /* TLS on connected socket fd, as the server (accepted) or the client; the
- * handshake runs within the first sp_tls_recv or sp_tls_send. NULL when
- * out of memory. */
+ * handshake runs within the first sp_tls_recv or sp_tls_send. The files
+ * are read again first if they changed since they were read (a renewed
+ * certificate); if they do not load, the ones read before stay, and a
+ * warning says why. NULL when out of memory. */
 struct sp_tls *sp_tls_new(int fd, bool server);
 /* Sends close_notify if the socket takes it now, and frees. */
 void sp_tls_free(struct sp_tls *t);

@@ -12,6 +12,9 @@ Usage: test_tls.py SIMDPATH
   the traffic and dumps it; a client whose certificate another CA signed,
   one that does not trust the switch's CA and one without TLS are each
   refused and logged with the reason, and the channel serves on.
+  openflow-show names the certificate. Its files renewed (renamed over)
+  while it runs, the next client of the new CA is served and the old
+  CA's refused; a renewal that does not load keeps the last, logged.
 - ssl: osken_app.py's rules read back as sent and forward (as in
   test_osken.py), while every packet of half the traffic goes to the
   controller as a PACKET_IN over the same TLS; a second --controller
@@ -54,7 +57,7 @@ def make_certs(work):
         run("req", "-x509", *ec, "-keyout", ca + "-key.pem", "-out",
             ca + "-cert.pem", "-days", "2", "-subj", "/CN=" + ca)
     for name, ca in (("switch", "ca"), ("controller", "ca"),
-                     ("rogue", "rogue-ca")):
+                     ("rogue", "rogue-ca"), ("switch2", "rogue-ca")):
         run("req", *ec, "-keyout", name + "-key.pem", "-out",
             name + ".csr", "-subj", "/CN=" + name)
         run("x509", "-req", "-in", name + ".csr", "-CA", ca + "-cert.pem",
@@ -136,13 +139,30 @@ def ofctl(pem, name, ca, target, *args):
         capture_output=True, text=True, timeout=60)
 
 
+def replace(path, source):
+    """Puts source's bytes at path as a renewal does: a new file renamed
+    over the old."""
+    with open(source, "rb") as f:
+        data = f.read()
+    with open(path + ".new", "wb") as f:
+        f.write(data)
+    os.rename(path + ".new", path)
+
+
 def listener(work, pem, base, env):
     """--openflow pssl: against ovs-ofctl."""
     sock = os.path.join(work, "pssl.sock")
     port = free_port()
+    # The switch's own copies, renewed while it runs.
+    live = lambda name, kind: os.path.join(work, "live-%s.pem" % kind)
+    for kind in ("key", "cert"):
+        shutil.copy(pem("switch", kind), live("switch", kind))
+    shutil.copy(pem("ca", "cert"), live("ca", "ca"))
+    live_options = ["--private-key", live("switch", "key"), "--certificate",
+                    live("switch", "cert"), "--ca-cert", live("ca", "ca")]
     sp = subprocess.Popen(
         [EXE, "run"] + base + ["--ctl", sock, "--openflow", "pssl:%d" % port]
-        + tls_options(pem, "switch") +
+        + live_options +
         ["--duration", "600", "--", "--file-prefix=simdpath-pssl%d"
          % os.getpid()], env=env, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
@@ -171,14 +191,39 @@ def listener(work, pem, base, env):
         check(r.returncode == 0 and "priority=9,udp actions=output:2"
               in r.stdout, "the channel serves on: " + r.stdout + r.stderr)
         show = ctl(sock, "openflow-show").stdout
-        check("listening on port %d (TLS)" % port in show,
-              "openflow-show says TLS: " + show)
+        check("listening on port %d (TLS)" % port in show and
+              re.search(r"^TLS certificate: CN = switch, issuer CN = ca, "
+                        r"not after \w+ +\d+ [\d:]+ \d{4} GMT$", show, re.M),
+              "openflow-show says TLS and the certificate: " + show)
+        # Renewed: a certificate and CA of rogue-ca, taken by the next
+        # connection without a restart.
+        replace(live("switch", "key"), pem("switch2", "key"))
+        replace(live("switch", "cert"), pem("switch2", "cert"))
+        replace(live("ca", "ca"), pem("rogue-ca", "cert"))
+        r = ofctl(pem, "rogue", "rogue-ca", target, "dump-flows")
+        check(r.returncode == 0 and "priority=9,udp" in r.stdout,
+              "after the renewal the new CA's client is served: "
+              + r.stderr)
+        r = ofctl(pem, "controller", "ca", target, "dump-flows")
+        check(r.returncode != 0, "and the old CA's is refused")
+        check("CN = switch2, issuer CN = rogue-ca" in
+              ctl(sock, "openflow-show").stdout, "openflow-show has it")
+        # A renewal that does not load leaves the one in use.
+        with open(live("switch", "cert"), "w") as f:
+            f.write("not a certificate\n")
+        r = ofctl(pem, "rogue", "rogue-ca", target, "dump-flows")
+        check(r.returncode == 0, "a broken renewal keeps the last: "
+              + r.stderr)
         err = stop(sp, sock)
+        check(re.search(r"OpenFlow: TLS: a file changed and does not load, "
+                        r"the one read before stays in use: --certificate: "
+                        r"'%s': " % re.escape(live("switch", "cert")), err),
+              "the broken renewal is logged: " + err[-600:])
         verify = re.findall(r"OpenFlow: connection from 127\.0\.0\.1 port "
                             r"\d+: TLS: (.*)", err)
         # The client that refuses simdpath's certificate says so with an
         # alert, unless its socket's close overtakes it.
-        check(len(verify) == 3 and
+        check(len(verify) == 4 and
               "certificate verify failed: unable to get local issuer "
               "certificate" in verify and "wrong version number" in verify
               and any("unknown ca" in v or "handshake" in v or "reset" in v
