@@ -21,19 +21,16 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "integration"))
+from report import RESULTS, check, summary  # noqa: E402
+
 EXE, PLUGIN = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 CAP = 60  # seconds: a safety net for a hang, never an expected duration
-RESULTS = {"passed": 0, "failed": 0, "skipped": 0}
 WORK = tempfile.mkdtemp(prefix="sp-cli-hostile-")
 os.chmod(WORK, 0o700)
 # One DPDK prefix per run: nothing shared with other DPDK processes.
 EAL = ["--file-prefix=sp-cli-hostile-%d" % os.getpid()]
-
-
-def check(ok, what):
-    RESULTS["passed" if ok else "failed"] += 1
-    if not ok:
-        print("FAIL: " + what)
 
 
 def path(name):
@@ -274,11 +271,9 @@ def main():
     test_before_dpdk()
     test_signals_while_forwarding()
     test_signals_during_start_up()
-    print("hostile_cli: %(passed)d passed, %(failed)d failed, "
-          "%(skipped)d skipped" % RESULTS)
     for d in [WORK] + PRIVATE:
         shutil.rmtree(d, ignore_errors=True)
-    sys.exit(1 if RESULTS["failed"] else 77 if RESULTS["skipped"] else 0)
+    sys.exit(summary("hostile_cli"))
 
 
 if __name__ == "__main__":

@@ -30,7 +30,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import model  # noqa: E402
-from report import RESULTS, check, conserved, counters, no_leak  # noqa
+from report import (RESULTS, check, conserved, counters, no_leak,
+                    summary)  # noqa
 
 EXE = os.path.abspath(sys.argv[1]) if len(sys.argv) == 2 else None
 WORK = tempfile.mkdtemp(prefix="simdpath-copies-")
@@ -255,11 +256,9 @@ def main():
         raise SystemExit("no simdpath at %s" % EXE)
     for t in (test_empty_and_runt, test_too_long, test_copies_every_variant):
         t()
-    print("copies: %d passed, %d failed" % (RESULTS["passed"],
-                                            RESULTS["failed"]))
     if not RESULTS["failed"]:
         shutil.rmtree(WORK, ignore_errors=True)
-    sys.exit(1 if RESULTS["failed"] else 0)
+    sys.exit(summary("copies"))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 """For the tests that run simdpath: their checks' tally, and reading the
 counters `simdpath run` and `simdpath ctl counters-show` print."""
 import re
+import time
 
 RESULTS = {"passed": 0, "failed": 0, "skipped": 0}
 
@@ -14,6 +15,28 @@ def check(cond, what):
         RESULTS["failed"] += 1
         print("FAIL: " + what)
     return cond
+
+
+def summary(name):
+    """Prints the tally as 'NAME: P passed, F failed[, S skipped]' and
+    returns the exit status: 1 if a check failed, else 77 (meson's skip,
+    so that a part that could not run is not a pass) if a part was
+    skipped, else 0."""
+    skipped = ", %d skipped" % RESULTS["skipped"] \
+        if RESULTS["skipped"] else ""
+    print("%s: %d passed, %d failed%s" % (name, RESULTS["passed"],
+                                          RESULTS["failed"], skipped))
+    return 1 if RESULTS["failed"] else 77 if RESULTS["skipped"] else 0
+
+
+def wait_until(cond, deadline):
+    """Polls cond until it holds or time.time() passes deadline (a safety
+    net, never the condition); cond's last value."""
+    while time.time() < deadline:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
 
 
 def counters(text):

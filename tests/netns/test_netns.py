@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from model import csum, read_pcap, write_pcap  # noqa: E402
 from report import RESULTS, check, conserved, counters, no_leak, \
-    offered, sent  # noqa
+    offered, sent, summary  # noqa
 
 EXE = os.path.abspath(sys.argv[1])
 CAP = 120
@@ -561,9 +561,7 @@ def main():
                 check(False, "%s raised" % t.__name__)
     finally:
         cleanup()
-    print("netns: %d passed, %d failed, %d skipped"
-          % (RESULTS["passed"], RESULTS["failed"], RESULTS["skipped"]))
-    sys.exit(1 if RESULTS["failed"] else 77 if RESULTS["skipped"] else 0)
+    sys.exit(summary("netns"))
 
 
 if __name__ == "__main__":

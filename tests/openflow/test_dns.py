@@ -26,7 +26,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from report import RESULTS, check  # noqa
+from report import check, summary  # noqa
 
 EXE = os.path.abspath(sys.argv[1])
 CAP = 60  # seconds: a safety net, never the condition
@@ -120,9 +120,7 @@ def inside():
             proc.kill()
             proc.communicate()
         shutil.rmtree(work, ignore_errors=True)
-    print("dns: %d passed, %d failed" % (RESULTS["passed"],
-                                        RESULTS["failed"]))
-    return 1 if RESULTS["failed"] else 0
+    return summary("dns")
 
 
 def main():

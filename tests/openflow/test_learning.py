@@ -30,7 +30,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "netns"))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, HERE)
 import test_netns as nn  # noqa: E402
-from report import RESULTS, check, conserved, counters, no_leak  # noqa
+from report import (RESULTS, check, conserved, counters, no_leak,
+                    summary)  # noqa
 from traffic import free_port  # noqa
 
 CAP = nn.CAP
@@ -180,9 +181,7 @@ def main():
             osken[0].kill()
             print(osken[0].communicate()[0][-3000:])
         nn.cleanup()
-    print("learning: %d passed, %d failed" % (RESULTS["passed"],
-                                             RESULTS["failed"]))
-    return 1 if RESULTS["failed"] else 0
+    return summary("learning")
 
 
 if __name__ == "__main__":

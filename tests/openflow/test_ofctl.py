@@ -28,7 +28,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from report import RESULTS, check, conserved, counters, no_leak  # noqa
+from report import check, conserved, counters, no_leak, summary  # noqa
 
 sys.path.insert(0, HERE)
 from traffic import frame, listening_port, write_pcap  # noqa
@@ -1065,9 +1065,7 @@ def main():
     check(no_leak(out), "no mbuf leaked: " + out[-300:])
     test_probe(ctrl)
     shutil.rmtree(WORK, ignore_errors=True)
-    print("openflow: %d passed, %d failed" % (RESULTS["passed"],
-                                             RESULTS["failed"]))
-    return 1 if RESULTS["failed"] else 0
+    return summary("openflow")
 
 
 if __name__ == "__main__":

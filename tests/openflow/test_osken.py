@@ -26,7 +26,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, HERE)
-from report import RESULTS, check, conserved, counters, no_leak  # noqa
+from report import (RESULTS, check, conserved, counters, no_leak,
+                    summary)  # noqa
 from traffic import frame, write_pcap  # noqa
 
 EXE = os.path.abspath(sys.argv[1])
@@ -136,9 +137,7 @@ def main():
     if RESULTS["failed"]:
         print(osken.stdout.read() if osken.stdout else "")
     shutil.rmtree(work, ignore_errors=True)
-    print("osken: %d passed, %d failed" % (RESULTS["passed"],
-                                          RESULTS["failed"]))
-    return 1 if RESULTS["failed"] else 0
+    return summary("osken")
 
 
 if __name__ == "__main__":

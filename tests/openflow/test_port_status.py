@@ -26,7 +26,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from report import RESULTS, check  # noqa
+from report import check, summary  # noqa
 
 sys.path.insert(0, HERE)
 from traffic import listening_port  # noqa
@@ -240,9 +240,7 @@ def main():
             proc.kill()
             proc.communicate()
         shutil.rmtree(work, ignore_errors=True)
-    print("port_status: %d passed, %d failed" % (RESULTS["passed"],
-                                                RESULTS["failed"]))
-    return 1 if RESULTS["failed"] else 0
+    return summary("port_status")
 
 
 if __name__ == "__main__":

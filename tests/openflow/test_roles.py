@@ -30,7 +30,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, HERE)
-from report import RESULTS, check, conserved, counters, no_leak  # noqa
+from report import (RESULTS, check, conserved, counters, no_leak,
+                    summary, wait_until)  # noqa
 from traffic import frame, free_port, write_pcap  # noqa
 
 EXE = os.path.abspath(sys.argv[1])
@@ -46,15 +47,6 @@ def read(work, name):
             return json.load(f)
     except (OSError, ValueError):
         return {}
-
-
-def wait(cond, deadline):
-    """Polls cond until it holds or the safety net runs out."""
-    while time.time() < deadline:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
 
 
 def listening(port):
@@ -108,8 +100,8 @@ def main():
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         deadline = time.time() + CAP
         for name in ports:
-            wait(lambda: listening(ports[name]) or
-                 apps[name].poll() is not None, deadline)
+            wait_until(lambda: listening(ports[name]) or
+                       apps[name].poll() is not None, deadline)
         env = dict(os.environ)
         env.pop("SIMDPATH_IMPL", None)
         sp = subprocess.Popen(
@@ -126,9 +118,10 @@ def main():
 
         # The first is master and counts PACKET_INs; the second is a
         # slave that was refused and has had its BARRIER reply.
-        check(wait(lambda: read(work, "first").get("packet_ins", {})
-                   .get("master", 0) >= 100 and
-                   read(work, "second").get("barriers", 0) >= 1, deadline),
+        check(wait_until(lambda: read(work, "first").get("packet_ins", {})
+                         .get("master", 0) >= 100 and
+                         read(work, "second").get("barriers", 0) >= 1,
+                         deadline),
               "master gets PACKET_INs, the slave its BARRIER reply: %s %s"
               % (read(work, "first"), read(work, "second")))
         first, second = read(work, "first"), read(work, "second")
@@ -144,14 +137,15 @@ def main():
 
         # The second takes over.
         open(os.path.join(work, "takeover"), "w").close()
-        check(wait(lambda: has_role(read(work, "second"), "master",
-                                    OFPCR_ROLE_MASTER), deadline),
+        check(wait_until(lambda: has_role(read(work, "second"), "master",
+                                          OFPCR_ROLE_MASTER), deadline),
               "the second becomes master: %s" % read(work, "second"))
         open(os.path.join(work, "takeover-done"), "w").close()
-        check(wait(lambda: read(work, "second").get("packet_ins", {})
-                   .get("master", 0) >= 100 and
-                   read(work, "first").get("errors") and
-                   read(work, "second").get("barriers", 0) >= 2, deadline),
+        check(wait_until(lambda: read(work, "second").get("packet_ins", {})
+                         .get("master", 0) >= 100 and
+                         read(work, "first").get("errors") and
+                         read(work, "second").get("barriers", 0) >= 2,
+                         deadline),
               "the new master gets PACKET_INs, the old one's generation "
               "is stale: %s %s" % (read(work, "first"), read(work, "second")))
         first, second = read(work, "first"), read(work, "second")
@@ -207,9 +201,7 @@ def main():
             print("--- %s:\n%s" % (name, p.stdout.read() if p.stdout
                                     else ""))
     shutil.rmtree(work, ignore_errors=True)
-    print("roles: %d passed, %d failed" % (RESULTS["passed"],
-                                          RESULTS["failed"]))
-    return 1 if RESULTS["failed"] else 0
+    return summary("roles")
 
 
 if __name__ == "__main__":

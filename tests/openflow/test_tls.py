@@ -37,7 +37,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, HERE)
-from report import RESULTS, check, conserved, counters, no_leak  # noqa
+from report import (RESULTS, check, conserved, counters, no_leak,
+                    summary, wait_until)  # noqa
 from traffic import frame, free_port, write_pcap  # noqa
 
 EXE = os.path.abspath(sys.argv[1])
@@ -82,15 +83,6 @@ def count(sock, port, name):
     m = re.search(r"^port %d \([^)]*\):.* %s (\d+)" % (port, name), text,
                   re.M)
     return int(m.group(1)) if m else 0
-
-
-def wait(cond, deadline):
-    """Polls cond until it holds or the safety net runs out."""
-    while time.time() < deadline:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
 
 
 def stop(proc, sock):
@@ -168,13 +160,13 @@ def listener(work, pem, base, env):
         stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.time() + CAP
-        wait(lambda: os.path.exists(sock) and
-             ctl(sock, "openflow-show").returncode == 0, deadline)
+        wait_until(lambda: os.path.exists(sock) and
+                   ctl(sock, "openflow-show").returncode == 0, deadline)
         target = "ssl:127.0.0.1:%d" % port
         r = ofctl(pem, "controller", "ca", target, "add-flow",
                   "priority=9,udp,actions=output:2")
         check(r.returncode == 0, "add-flow over TLS: " + r.stderr)
-        check(wait(lambda: count(sock, 2, "tx") >= 1000, deadline),
+        check(wait_until(lambda: count(sock, 2, "tx") >= 1000, deadline),
               "the rule added over TLS forwards")
         refused = [
             ("rogue", "ca", "a client certificate of another CA"),
@@ -279,10 +271,9 @@ def controller(work, pem, base, env, manager):
     sp = None
     try:
         deadline = time.time() + CAP
-        wait(lambda: subprocess.run(["ss", "-Hltn", "sport = :%d" % port],
-                                    capture_output=True,
-                                    text=True).stdout.strip() != "",
-             deadline)
+        wait_until(lambda: subprocess.run(
+                  ["ss", "-Hltn", "sport = :%d" % port], capture_output=True,
+                  text=True).stdout.strip() != "", deadline)
         sp = subprocess.Popen(
             [EXE, "run"] + base + ["--ctl", sock, "--controller",
                                    "ssl:127.0.0.1:%d" % port, "--controller",
@@ -291,7 +282,7 @@ def controller(work, pem, base, env, manager):
             ["--duration", "600", "--", "--file-prefix=simdpath-ssl%d"
              % os.getpid()], env=env, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True)
-        wait(lambda: os.path.exists(out), deadline)
+        wait_until(lambda: os.path.exists(out), deadline)
         result = json.load(open(out)) if os.path.exists(out) else {}
         check(result.get("errors") == [],
               "no rule is refused: %s" % result.get("errors"))
@@ -301,9 +292,10 @@ def controller(work, pem, base, env, manager):
                   "eth_type": 0x0800, "ip_proto": 17,
                   "ipv4_dst": "10.0.0.1", "udp_dst": 53},
               "the rules read back over TLS: %s" % flows)
-        check(wait(lambda: count(sock, 2, "tx") >= 1000, deadline),
+        check(wait_until(lambda: count(sock, 2, "tx") >= 1000, deadline),
               "udp to 10.0.0.1:53 leaves on port 2 by the app's rule")
-        check(wait(lambda: count(sock, 1, "packet_in") >= 1000, deadline),
+        check(wait_until(lambda: count(sock, 1, "packet_in") >= 1000,
+                               deadline),
               "packets to 10.0.0.2 go to the controller")
         show = ctl(sock, "openflow-show").stdout
         check(re.search(r"controller ssl:127\.0\.0\.1:%d: connected for"
@@ -357,9 +349,7 @@ def main():
     listener(work, pem, base, env)
     controller(work, pem, base, env, manager)
     shutil.rmtree(work, ignore_errors=True)
-    print("tls: %d passed, %d failed" % (RESULTS["passed"],
-                                        RESULTS["failed"]))
-    return 1 if RESULTS["failed"] else 0
+    return summary("tls")
 
 
 if __name__ == "__main__":

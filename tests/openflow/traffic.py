@@ -10,7 +10,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "integration"))
-from model import write_pcap  # noqa: E402,F401
+from model import write_pcap  # noqa: E402
+
+__all__ = ["frame", "free_port", "listening_port", "write_pcap"]
 
 
 def frame(proto, dst_ip, sport, dport):
