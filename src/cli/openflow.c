@@ -32,7 +32,12 @@
 #include "simdpath/io.h"
 #include "simdpath/openflow.h"
 
-#define MAX_CONNS      16
+/* Connections accepted on --openflow at once; each --controller has a
+ * place of its own besides, which they cannot take. */
+#define MAX_ACCEPTED 16
+/* An accepted connection whose HELLO (after its TLS handshake) has not
+ * come by then is closed: idle sockets hold no place for long. */
+#define HELLO_WAIT_MS  10000
 #define READ_CHUNK     65536
 #define BACKOFF_MIN_MS 1000
 #define BACKOFF_MAX_MS 8000
@@ -109,8 +114,8 @@ struct channel {
     struct controller ctrls[SP_OF_CONTROLLERS_MAX];
     unsigned n_ctrls, probe_ms;
     struct sp_of_election election;
-    struct conn conns[MAX_CONNS];
-    unsigned n_conns;
+    struct conn conns[MAX_ACCEPTED + SP_OF_CONTROLLERS_MAX];
+    unsigned n_conns, n_accepted;
     /* meta table */
     struct meta **buckets;
     size_t n_buckets, n_meta, n_timed;
@@ -1324,6 +1329,7 @@ add_conn(int fd, struct controller *ctrl)
         }
     }
     c = &ch.conns[ch.n_conns++];
+    ch.n_accepted += !ctrl;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     c->fd = fd;
     c->tls = tls;
@@ -1358,6 +1364,7 @@ close_conn(unsigned i)
         c->ctrl->up = false;
         schedule_reconnect(c->ctrl);
     }
+    ch.n_accepted -= !c->ctrl;
     sp_tls_free(c->tls);
     close(c->fd);
     sp_of_session_free(&c->s);
@@ -1499,8 +1506,7 @@ finish_connect(struct controller *ctrl)
     int e = 0;
     socklen_t len = sizeof e;
 
-    if (getsockopt(ctrl->fd, SOL_SOCKET, SO_ERROR, &e, &len) || e ||
-        ch.n_conns == MAX_CONNS) {
+    if (getsockopt(ctrl->fd, SOL_SOCKET, SO_ERROR, &e, &len) || e) {
         close(ctrl->fd);
         schedule_reconnect(ctrl);
     } else if (add_conn(ctrl->fd, ctrl)) {
@@ -1589,6 +1595,22 @@ conn_probe(struct conn *c, uint64_t now)
     return true;
 }
 
+/* Whether an accepted connection is closed for not having said HELLO
+ * (logged). */
+static bool
+conn_hello_late(const struct conn *c, uint64_t now)
+{
+    char name[300];
+
+    if (c->ctrl || c->s.hello_received || now - c->since_ms < HELLO_WAIT_MS) {
+        return false;
+    }
+    conn_name(c, name, sizeof name);
+    sp_cli_log(SP_LOG_WARNING, "OpenFlow: %s: no HELLO in %u s; closed", name,
+               HELLO_WAIT_MS / 1000);
+    return true;
+}
+
 static bool
 conn_write(struct conn *c)
 {
@@ -1663,7 +1685,8 @@ channel_thread(void *arg)
     (void)arg;
     pthread_mutex_lock(&ch.lock);
     for (;;) {
-        struct pollfd fds[MAX_CONNS + SP_OF_CONTROLLERS_MAX + 3];
+        /* A controller is connecting or has a connection, not both. */
+        struct pollfd fds[MAX_ACCEPTED + SP_OF_CONTROLLERS_MAX + 3];
         int ready;
         unsigned n = 0, first_conn, listen_at = ~0u;
         unsigned ctrl_at[SP_OF_CONTROLLERS_MAX];
@@ -1672,7 +1695,7 @@ channel_thread(void *arg)
 
         fds[n++] = (struct pollfd){ch.wake[0], POLLIN, 0};
         fds[n++] = (struct pollfd){ch.packet_in_fd, POLLIN, 0};
-        if (ch.listen_fd >= 0 && ch.n_conns < MAX_CONNS) {
+        if (ch.listen_fd >= 0 && ch.n_accepted < MAX_ACCEPTED) {
             listen_at = n;
             fds[n++] = (struct pollfd){ch.listen_fd, POLLIN, 0};
         }
@@ -1753,7 +1776,8 @@ channel_thread(void *arg)
                     keep = conn_read(c);
                 }
             }
-            keep = keep && conn_probe(c, now_ms());
+            keep = keep && conn_probe(c, now_ms()) &&
+                   !conn_hello_late(c, now_ms());
             /* An empty output after a write or a read means the session
              * has nothing more to say (conn_write resumes it). */
             if (!keep || ((c->s.closing || c->eof) && !c->s.out.len)) {

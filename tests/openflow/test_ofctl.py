@@ -28,10 +28,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from report import check, conserved, counters, no_leak, summary  # noqa
+from report import (check, conserved, counters, no_leak, summary,  # noqa
+                    wait_until)
 
 sys.path.insert(0, HERE)
-from traffic import frame, listening_port, write_pcap  # noqa
+from traffic import frame, free_port, listening_port, write_pcap  # noqa
 from ofp_wire import (OFPP_CONTROLLER, apply_actions, flow_mod,  # noqa
                       flow_stats_body, match, message, multipart_request,
                       oxm, output, packet_out)
@@ -113,8 +114,9 @@ class Conn:
                                                   timeout=30)
         self.buf = b""
         hello = self.recv()
-        check(hello[1] == 0, "the switch sends HELLO first")
-        self.s.sendall(message(0))
+        if check(hello is not None and hello[1] == 0,
+                 "the switch sends HELLO first"):
+            self.s.sendall(message(0))
 
     def recv(self):
         """One message, or None at EOF."""
@@ -1011,6 +1013,74 @@ def test_probe(ctrl):
           "simdpath exits 0 and logs the probe's disconnect: " + err[-800:])
 
 
+def test_crowd():
+    """16 connections to --openflow that never say HELLO, its most: the
+    controller, which comes after them, still gets its connection and
+    HELLO; they are closed 10 s after they came, each logged, and
+    ovs-ofctl is then served."""
+    ctrl_port = free_port()  # nothing listens yet: the switch retries
+    sock = os.path.join(WORK, "crowd.sock")
+    proc = subprocess.Popen(
+        [EXE, "run", "--port", "net_null0,no-rx=1",
+         "--flows", os.path.join(WORK, "flows.txt"), "--ctl", sock,
+         "--openflow", "ptcp:0", "--controller",
+         "tcp:127.0.0.1:%d" % ctrl_port, "--inactivity-probe", "0",
+         "--duration", "600", "--",
+         "--file-prefix=simdpath-crowd%d" % os.getpid()],
+        cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    idle, ctrl = [], None
+    try:
+        port, _ = listening_port(proc)
+        deadline = time.time() + CAP
+        idle = [socket.create_connection(("127.0.0.1", port), timeout=CAP)
+                for _ in range(16)]
+
+        def held():
+            show = subprocess.run([EXE, "ctl", "--socket", sock,
+                                   "openflow-show"], capture_output=True,
+                                  text=True).stdout
+            return show.count("no HELLO yet") == 16
+
+        check(wait_until(held, deadline),
+              "the switch holds the 16 connections")
+        ctrl = socket.socket()
+        ctrl.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        ctrl.bind(("127.0.0.1", ctrl_port))
+        ctrl.listen(1)
+        c = accept_switch(ctrl)  # reads the switch's HELLO
+        try:
+            answered = c is not None and c.echo_ok()
+        except OSError:
+            answered = False
+        check(answered, "the controller still gets its connection: HELLO, "
+              "an echo")
+        closed = 0
+        for s in idle:
+            s.settimeout(CAP)
+            try:
+                while s.recv(4096):
+                    pass  # the switch's HELLO, then its close
+                closed += 1
+            except OSError:
+                pass
+        check(closed == 16, "each is closed without a HELLO: %d" % closed)
+        r = ofctl("dump-flows", "tcp:127.0.0.1:%d" % port, check_rc=False)
+        check(r.returncode == 0, "ovs-ofctl is served after: " + r.stderr)
+        subprocess.run([EXE, "ctl", "--socket", sock, "stop"],
+                       capture_output=True, timeout=60)
+        out, err = proc.communicate(timeout=CAP)
+    finally:
+        for s in idle + ([ctrl] if ctrl else []):
+            s.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    check(proc.returncode == 0 and len(re.findall(
+        r"OpenFlow: connection from 127\.0\.0\.1 port \d+: no HELLO in "
+        r"10 s; closed", err)) == 16,
+        "simdpath exits 0 and logs each: " + err[-800:])
+
+
 def main():
     global PORT, TARGET
     if not OFCTL:
@@ -1064,6 +1134,7 @@ def main():
     check(conserved(counters(out)), "counters conserve: " + out[-800:])
     check(no_leak(out), "no mbuf leaked: " + out[-300:])
     test_probe(ctrl)
+    test_crowd()
     shutil.rmtree(WORK, ignore_errors=True)
     return summary("openflow")
 
