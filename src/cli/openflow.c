@@ -1140,10 +1140,17 @@ sp_of_channel_parse_tls_file(const char *option, const char *path,
     char *to = !strcmp(option, "private-key")   ? c->tls_key
                : !strcmp(option, "certificate") ? c->tls_cert
                                                 : c->tls_ca;
+    char name[16];
 
     if (!*path || strlen(path) >= sizeof c->tls_key) {
         return sp_err_set(err, "--%s: '%s'; expected a file's path", option,
                           path);
+    }
+    /* Found here, a file that cannot be read is named with its --config
+     * line; what it holds is read when the channel opens. */
+    snprintf(name, sizeof name, "--%s", option);
+    if (sp_tls_file_readable(name, path, err)) {
+        return -1;
     }
     snprintf(to, sizeof c->tls_key, "%s", path);
     return 0;

@@ -43,8 +43,8 @@ last_reason(const char *fallback)
     return reason ? reason : fallback;
 }
 
-static int
-readable(const char *option, const char *path, struct sp_err *err)
+int
+sp_tls_file_readable(const char *option, const char *path, struct sp_err *err)
 {
     FILE *f = fopen(path, "r");
 
@@ -61,9 +61,9 @@ make_ctx(const char *key, const char *cert, const char *ca, struct sp_err *err)
 {
     SSL_CTX *c;
 
-    if (readable("--private-key", key, err) ||
-        readable("--certificate", cert, err) ||
-        readable("--ca-cert", ca, err)) {
+    if (sp_tls_file_readable("--private-key", key, err) ||
+        sp_tls_file_readable("--certificate", cert, err) ||
+        sp_tls_file_readable("--ca-cert", ca, err)) {
         return NULL;
     }
     ERR_clear_error();

@@ -114,6 +114,12 @@ def option_errors(work, pem, base):
           "--certificate", pem("switch", "cert"), "--ca-cert", not_pem],
          "--ca-cert: '%s': " % not_pem),
     ]
+    conf = os.path.join(work, "tls.conf")
+    with open(conf, "w") as f:
+        f.write("openflow pssl:0\nprivate-key %s\n" % missing)
+    cases.append((["--config", conf],
+                  "%s:2:13: run: --private-key: '%s': No such file or "
+                  "directory" % (conf, missing)))
     for extra, message in cases:
         r = subprocess.run([EXE, "run"] + base + extra, capture_output=True,
                            text=True, timeout=60)
