@@ -894,6 +894,10 @@ def test_packet_path(c):
     c.s.sendall(flow_mod(450, tcp, apply_actions(output(OFPP_CONTROLLER, 40)),
                          xid=16, cookie=0x77))
     want = frame(6, [10, 0, 0, 2], 2000, 80)
+    # Any TCP frame of the capture: a rule added while a burst is being
+    # looked up may match from the middle of it.
+    tcp_frames = [frame(6, [10, 0, 0, 2], 2000 + i, 80)[:40]
+                  for i in range(8)]
     pin = None
     for _ in range(100000):
         m = c.recv()
@@ -908,7 +912,7 @@ def test_packet_path(c):
         ok = (buffer_id == 0xffffffff and total == len(want) and
               reason == 1 and table == 0 and cookie == 0x77 and
               oxm_in_port == bytes.fromhex("0001000c800000040000000100000000")
-              and pin[42:] == want[:40])
+              and pin[42:] in tcp_frames)
     check(ok, "PACKET_IN: no buffer, reason ACTION, cookie, in_port 1, "
           "40 bytes of the frame: %r" % pin)
     c.s.sendall(flow_mod(450, tcp, command=4, xid=17) +
