@@ -1284,22 +1284,25 @@ sp_of_channel_listen_port(void)
                      : ((struct sockaddr_in *)&addr)->sin_port);
 }
 
-/* The scheme of a --controller, as given. */
-static const char *
-ctrl_scheme(const struct controller *ctrl)
+/* Room for what ctrl_name and conn_name write. */
+#define NAME_LEN 300
+
+/* How logs and openflow-show name a --controller: "controller
+ * ssl:HOST:PORT", as given. */
+static void
+ctrl_name(const struct controller *ctrl, char *buf, size_t size)
 {
-    return ctrl->tls ? "ssl" : "tcp";
+    snprintf(buf, size, "controller %s:%s:%s", ctrl->tls ? "ssl" : "tcp",
+             ctrl->host, ctrl->port);
 }
 
-/* How logs and openflow-show name a connection: its --controller, or the
- * address it came from (read as it is accepted: a peer that reset it has
- * none). */
+/* ...and a connection: its --controller, or the address it came from
+ * (read as it is accepted: a peer that reset it has none). */
 static void
 conn_name(const struct conn *c, char *buf, size_t size)
 {
     if (c->ctrl) {
-        snprintf(buf, size, "controller %s:%s:%s", ctrl_scheme(c->ctrl),
-                 c->ctrl->host, c->ctrl->port);
+        ctrl_name(c->ctrl, buf, size);
     } else {
         snprintf(buf, size, "connection from %s", c->peer);
     }
@@ -1496,8 +1499,10 @@ lookup_finish(struct controller *ctrl)
     }
     ctrl->lookup = NULL;
     if (l->rc) {
-        sp_cli_log(SP_LOG_WARNING, "OpenFlow: controller %s:%s:%s: %s",
-                   ctrl_scheme(ctrl), ctrl->host, ctrl->port,
+        char name[NAME_LEN];
+
+        ctrl_name(ctrl, name, sizeof name);
+        sp_cli_log(SP_LOG_WARNING, "OpenFlow: %s: %s", name,
                    gai_strerror(l->rc));
         schedule_reconnect(ctrl);
     } else {
@@ -1530,7 +1535,7 @@ finish_connect(struct controller *ctrl)
 static void
 conn_failed(const struct conn *c, const char *why)
 {
-    char name[300];
+    char name[NAME_LEN];
 
     if (c->tls && (errno == EPROTO || !sp_tls_established(c->tls))) {
         conn_name(c, name, sizeof name);
@@ -1588,11 +1593,13 @@ conn_probe(struct conn *c, uint64_t now)
         return true;
     }
     if (c->probed_ms && now - c->probed_ms >= ch.probe_ms) {
+        char name[NAME_LEN];
+
+        conn_name(c, name, sizeof name);
         sp_cli_log(SP_LOG_WARNING,
-                   "OpenFlow: controller %s:%s:%s: no reply to an echo "
-                   "request in %u ms; connecting again",
-                   ctrl_scheme(c->ctrl), c->ctrl->host, c->ctrl->port,
-                   ch.probe_ms);
+                   "OpenFlow: %s: no reply to an echo request in %u ms; "
+                   "connecting again",
+                   name, ch.probe_ms);
         return false;
     }
     if (!c->probed_ms && now - c->heard_ms >= ch.probe_ms &&
@@ -1607,7 +1614,7 @@ conn_probe(struct conn *c, uint64_t now)
 static bool
 conn_hello_late(const struct conn *c, uint64_t now)
 {
-    char name[300];
+    char name[NAME_LEN];
 
     if (c->ctrl || c->s.hello_received || now - c->since_ms < HELLO_WAIT_MS) {
         return false;
@@ -1639,47 +1646,55 @@ conn_write(struct conn *c)
     return true;
 }
 
-/* Whether a TLS connection has decrypted bytes its session would take. */
-static bool
-conn_tls_readable(const struct conn *c)
+/* What TLS waited for in its last send: POLLIN while a handshake must
+ * read before the session's output can go; 0 over TCP. */
+static short
+send_want(const struct conn *c)
 {
-    return !c->eof && sp_tls_pending(c->tls) &&
+    return c->tls ? sp_tls_send_want(c->tls) : 0;
+}
+
+/* Whether TLS holds decrypted bytes the session would take, which poll()
+ * cannot see. */
+static bool
+conn_buffered(const struct conn *c)
+{
+    return c->tls && !c->eof && sp_tls_pending(c->tls) &&
            sp_of_session_wants_input(&c->s);
 }
 
-/* What a TLS connection waits for: the session's own wants, and TLS's,
- * which may be the other direction (a handshake reads while the session
- * has output). */
+/* What a connection waits for: its session's wants and, over TLS, what
+ * TLS waits for, which may be the other direction (a handshake reads
+ * while the session has output). */
 static short
-tls_events(const struct conn *c)
+conn_events(const struct conn *c)
 {
-    short send_want = sp_tls_send_want(c->tls);
     short ev = 0;
 
-    if ((!c->eof && sp_of_session_wants_input(&c->s)) || send_want == POLLIN) {
+    if ((!c->eof && sp_of_session_wants_input(&c->s)) ||
+        send_want(c) == POLLIN) {
         ev |= POLLIN;
     }
-    if ((c->s.out.len && send_want != POLLIN) ||
-        sp_tls_recv_want(c->tls) == POLLOUT) {
+    if ((c->s.out.len && send_want(c) != POLLIN) ||
+        (c->tls && sp_tls_recv_want(c->tls) == POLLOUT)) {
         ev |= POLLOUT;
     }
     return ev;
 }
 
-/* A TLS connection that poll() found ready either way, or that holds
- * decrypted input: reads first, so that a handshake the write waited for
- * is done, then writes. False to close. */
+/* A connection poll() found ready either way, or holding decrypted
+ * input: reads first, so that a handshake a write waited for is done,
+ * then writes. False to close. */
 static bool
-tls_serve(struct conn *c, short revents)
+conn_serve(struct conn *c, short revents)
 {
-    if (!(revents & (POLLIN | POLLOUT | POLLHUP)) && !conn_tls_readable(c)) {
+    if (!(revents & (POLLIN | POLLOUT | POLLHUP)) && !conn_buffered(c)) {
         return true;
     }
-    if (!c->eof && (sp_of_session_wants_input(&c->s) ||
-                    sp_tls_send_want(c->tls) == POLLIN)) {
-        if (!conn_read(c)) {
-            return false;
-        }
+    if (!c->eof &&
+        (sp_of_session_wants_input(&c->s) || send_want(c) == POLLIN) &&
+        !conn_read(c)) {
+        return false;
     }
     return !c->s.out.len || conn_write(c);
 }
@@ -1730,22 +1745,11 @@ channel_thread(void *arg)
         first_conn = n;
         for (unsigned i = 0; i < ch.n_conns; i++) {
             struct conn *c = &ch.conns[i];
-            short ev = 0;
 
-            if (c->tls) {
-                ev = tls_events(c);
-                if (conn_tls_readable(c)) {
-                    timeout = 0;
-                }
-            } else {
-                if (!c->eof && sp_of_session_wants_input(&c->s)) {
-                    ev |= POLLIN;
-                }
-                if (c->s.out.len) {
-                    ev |= POLLOUT;
-                }
+            if (conn_buffered(c)) {
+                timeout = 0;
             }
-            fds[n++] = (struct pollfd){c->fd, ev, 0};
+            fds[n++] = (struct pollfd){c->fd, conn_events(c), 0};
         }
         pthread_mutex_unlock(&ch.lock);
         ready = poll(fds, n, timeout);
@@ -1773,16 +1777,7 @@ channel_thread(void *arg)
                 }
                 keep = false;
             }
-            if (keep && c->tls) {
-                keep = tls_serve(c, p->revents);
-            } else {
-                if (keep && (p->revents & POLLOUT)) {
-                    keep = conn_write(c);
-                }
-                if (keep && !c->eof && (p->revents & (POLLIN | POLLHUP))) {
-                    keep = conn_read(c);
-                }
-            }
+            keep = keep && conn_serve(c, p->revents);
             keep = keep && conn_probe(c, now_ms()) &&
                    !conn_hello_late(c, now_ms());
             /* An empty output after a write or a read means the session
@@ -1948,9 +1943,10 @@ sp_of_channel_show(FILE *out)
     }
     for (unsigned k = 0; k < ch.n_ctrls; k++) {
         const struct controller *ctrl = &ch.ctrls[k];
+        char name[NAME_LEN];
 
-        fprintf(out, "controller %s:%s:%s: ", ctrl_scheme(ctrl), ctrl->host,
-                ctrl->port);
+        ctrl_name(ctrl, name, sizeof name);
+        fprintf(out, "%s: ", name);
         if (ctrl->up) {
             for (unsigned i = 0; i < ch.n_conns; i++) {
                 if (ch.conns[i].ctrl == ctrl) {
@@ -1971,7 +1967,7 @@ sp_of_channel_show(FILE *out)
     }
     for (unsigned i = 0; i < ch.n_conns; i++) {
         const struct conn *c = &ch.conns[i];
-        char name[300];
+        char name[NAME_LEN];
 
         if (c->ctrl) {
             continue;
