@@ -467,15 +467,15 @@ test_sole_rule(void **state)
     sp_cls_destroy(cls);
 }
 
-/* Keys, about half of them made to match rule r: its bits under its mask
- * over random ones. */
+/* Keys made to match rule r, its bits under its mask over random ones:
+ * every other one, or all of them ('all'). */
 static void
 keys_near(struct sp_random *rng, const struct sp_rule *r,
-          struct sp_flow_key *keys, uint32_t n)
+          struct sp_flow_key *keys, uint32_t n, bool all)
 {
     random_keys(rng, keys, n);
     for (uint32_t i = 0; i < n; i++) {
-        for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS && i % 2; b++) {
+        for (unsigned b = 0; b < SP_FLOW_KEY_BLOCKS && (all || i % 2); b++) {
             keys[i].blocks[b] =
                 (keys[i].blocks[b] & ~r->match.mask.blocks[b]) |
                 r->match.key.blocks[b];
@@ -519,7 +519,18 @@ test_lookup_sole(void **state)
 
             bool one_port = b % 2;
 
-            keys_near(&rng, m.rules[0], keys, n);
+            /* Half the bursts with every key made to match (a burst of
+             * one flow), half of those then with one key off by a bit
+             * under the mask. */
+            keys_near(&rng, m.rules[0], keys, n, b >= 4);
+            for (unsigned k = 0; b >= 6 && n && k < SP_FLOW_KEY_BLOCKS; k++) {
+                uint64_t mask = m.rules[0]->match.mask.blocks[k];
+
+                if (mask) {
+                    keys[sp_random_below(&rng, n)].blocks[k] ^= mask & -mask;
+                    break;
+                }
+            }
             /* One port: key 0's, or key 1's, which is near the rule. */
             for (uint32_t i = 0; i < n && one_port; i++) {
                 keys[i].in_port = keys[b % 4 == 1 || n < 2 ? 0 : 1].in_port;
