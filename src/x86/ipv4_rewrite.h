@@ -157,6 +157,58 @@ sp_ipv4_rewrite_header(uint8_t *ip, uint8_t *l4_csum, int udp,
     }
 }
 
+/* The loop for a set with an address: the plain shapes first, with their
+ * protocol a constant; dec_ttl is one at each call, so that no packet
+ * tests it. */
+static inline __attribute__((always_inline)) uint32_t
+sp_ipv4_rewrite_headers(struct sp_packet *const *pkts, uint32_t n,
+                        bool dec_ttl, const struct sp_ipv4_vectors *v,
+                        sp_ipv4_load_fn *load, sp_ipv4_store_fn *store)
+{
+    uint32_t expired = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t *ip, *l4_csum;
+        uint32_t hlen;
+        int udp;
+
+        if ((ip = sp_ipv4_plain_l4(pkts[i], dec_ttl, SP_IPPROTO_UDP))) {
+            sp_ipv4_rewrite_header(ip, ip + SP_IPV4_HDR_LEN + SP_UDP_CSUM_OFS,
+                                   1, v, load, store);
+            continue;
+        }
+        if ((ip = sp_ipv4_plain_l4(pkts[i], dec_ttl, SP_IPPROTO_TCP))) {
+            sp_ipv4_rewrite_header(ip, ip + SP_IPV4_HDR_LEN + SP_TCP_CSUM_OFS,
+                                   0, v, load, store);
+            continue;
+        }
+        ip = sp_ipv4_rewritable(pkts[i], dec_ttl, i, &expired, &hlen);
+        if (ip) {
+            l4_csum = sp_ipv4_l4_csum(pkts[i], ip, hlen, &udp);
+            sp_ipv4_rewrite_header(ip, l4_csum, udp, v, load, store);
+        }
+    }
+    return expired;
+}
+
+/* The loop for a set of the TOS and the TTL, no address. */
+static inline uint32_t
+sp_ipv4_rewrite_tos_ttl_only(struct sp_packet *const *pkts, uint32_t n,
+                             bool dec_ttl, const struct sp_ipv4_image *im)
+{
+    uint32_t expired = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t hlen;
+        uint8_t *ip = sp_ipv4_rewritable(pkts[i], dec_ttl, i, &expired, &hlen);
+
+        if (ip) {
+            sp_ipv4_rewrite_tos_ttl(ip, im);
+        }
+    }
+    return expired;
+}
+
 static inline __attribute__((always_inline)) uint32_t
 sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
                     const struct sp_ipv4_set *set, sp_ipv4_load_fn *load,
@@ -164,9 +216,8 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
 {
     struct sp_ipv4_image im;
     struct sp_ipv4_vectors v;
-    /* Locals: stores to packets could alias *set for the compiler. */
-    bool addrs = set->src_mask || set->dst_mask, dec_ttl = set->dec_ttl;
-    uint32_t expired = 0;
+    /* A local: stores to packets could alias *set for the compiler. */
+    bool dec_ttl = set->dec_ttl;
 
     /* A set of the TTL alone (dec_ttl, the commonest) or of the TOS alone
      * changes a byte and a checksum word: the per-field step beats
@@ -184,6 +235,9 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
                                           set->ttl, set->ttl_mask);
     }
     sp_ipv4_image_init(&im, set);
+    if (!im.l4_words) {
+        return sp_ipv4_rewrite_tos_ttl_only(pkts, n, dec_ttl, &im);
+    }
     if (im.hdr_words == im.l4_words) {
         return sp_ipv4_rewrite_addrs_only(pkts, n, &im);
     }
@@ -194,37 +248,8 @@ sp_ipv4_rewrite_x86(struct sp_packet *const *pkts, uint32_t n,
     v.ones = _mm256_set1_epi16(1);
     v.hdr_words = im.hdr_words;
     v.l4_words = im.l4_words;
-    for (uint32_t i = 0; i < n; i++) {
-        uint8_t *ip, *l4_csum;
-        uint32_t hlen;
-        int udp;
-
-        if (addrs) {
-            if ((ip = sp_ipv4_plain_l4(pkts[i], dec_ttl, SP_IPPROTO_UDP))) {
-                sp_ipv4_rewrite_header(ip,
-                                       ip + SP_IPV4_HDR_LEN + SP_UDP_CSUM_OFS,
-                                       1, &v, load, store);
-                continue;
-            }
-            if ((ip = sp_ipv4_plain_l4(pkts[i], dec_ttl, SP_IPPROTO_TCP))) {
-                sp_ipv4_rewrite_header(ip,
-                                       ip + SP_IPV4_HDR_LEN + SP_TCP_CSUM_OFS,
-                                       0, &v, load, store);
-                continue;
-            }
-        }
-        ip = sp_ipv4_rewritable(pkts[i], dec_ttl, i, &expired, &hlen);
-        if (!ip) {
-            continue;
-        }
-        if (!addrs) {
-            sp_ipv4_rewrite_tos_ttl(ip, &im);
-            continue;
-        }
-        l4_csum = sp_ipv4_l4_csum(pkts[i], ip, hlen, &udp);
-        sp_ipv4_rewrite_header(ip, l4_csum, udp, &v, load, store);
-    }
-    return expired;
+    return dec_ttl ? sp_ipv4_rewrite_headers(pkts, n, true, &v, load, store)
+                   : sp_ipv4_rewrite_headers(pkts, n, false, &v, load, store);
 }
 
 #endif /* SP_X86_IPV4_REWRITE_H */
