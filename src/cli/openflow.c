@@ -1146,10 +1146,11 @@ sp_of_channel_parse_tls_file(const char *option, const char *path,
         return sp_err_set(err, "--%s: '%s'; expected a file's path", option,
                           path);
     }
-    /* Found here, a file that cannot be read is named with its --config
-     * line; what it holds is read when the channel opens. */
+    /* Checked here, a file that cannot be read or holds no PEM key or
+     * certificate is named with its --config line; whether the key is
+     * the certificate's is known when the channel opens. */
     snprintf(name, sizeof name, "--%s", option);
-    if (sp_tls_file_readable(name, path, err)) {
+    if (sp_tls_file_check(name, path, err)) {
         return -1;
     }
     snprintf(to, sizeof c->tls_key, "%s", path);

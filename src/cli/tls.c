@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
@@ -43,16 +44,45 @@ last_reason(const char *fallback)
     return reason ? reason : fallback;
 }
 
-int
-sp_tls_file_readable(const char *option, const char *path, struct sp_err *err)
+/* No passphrase is asked for: an encrypted key is refused, where
+ * OpenSSL's default would prompt on the terminal of a daemon. */
+static int
+no_passphrase(char *buf, int size, int rwflag, void *aux)
 {
+    (void)buf;
+    (void)size;
+    (void)rwflag;
+    (void)aux;
+    return -1;
+}
+
+int
+sp_tls_file_check(const char *option, const char *path, struct sp_err *err)
+{
+    bool key = !strcmp(option, "--private-key");
     FILE *f = fopen(path, "r");
+    EVP_PKEY *pkey = NULL;
+    X509 *x = NULL;
 
     if (!f) {
         return sp_err_set(err, "%s: '%s': %s", option, path, strerror(errno));
     }
+    ERR_clear_error();
+    if (key) {
+        pkey = PEM_read_PrivateKey(f, NULL, no_passphrase, NULL);
+    } else {
+        x = PEM_read_X509(f, NULL, no_passphrase, NULL);
+    }
     fclose(f);
-    return 0;
+    if (!pkey && !x) {
+        sp_err_set(err, "%s: '%s': no PEM %s (%s)", option, path,
+                   key ? "private key without a passphrase" : "certificate",
+                   last_reason("unreadable"));
+    }
+    EVP_PKEY_free(pkey);
+    X509_free(x);
+    ERR_clear_error();
+    return pkey || x ? 0 : -1;
 }
 
 /* A context from the three files, or NULL with err set. */
@@ -61,13 +91,16 @@ make_ctx(const char *key, const char *cert, const char *ca, struct sp_err *err)
 {
     SSL_CTX *c;
 
-    if (sp_tls_file_readable("--private-key", key, err) ||
-        sp_tls_file_readable("--certificate", cert, err) ||
-        sp_tls_file_readable("--ca-cert", ca, err)) {
+    if (sp_tls_file_check("--private-key", key, err) ||
+        sp_tls_file_check("--certificate", cert, err) ||
+        sp_tls_file_check("--ca-cert", ca, err)) {
         return NULL;
     }
     ERR_clear_error();
     c = SSL_CTX_new(TLS_method());
+    if (c) {
+        SSL_CTX_set_default_passwd_cb(c, no_passphrase);
+    }
     if (!c) {
         sp_err_set(err, "TLS: %s", last_reason("out of memory"));
     } else if (!SSL_CTX_use_certificate_chain_file(c, cert)) {

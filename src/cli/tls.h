@@ -13,10 +13,11 @@
 /* One connection's TLS. */
 struct sp_tls;
 
-/* 0 if 'path' can be read, else -1 with err naming OPTION ("--ca-cert"),
- * the path and why. */
-int sp_tls_file_readable(const char *option, const char *path,
-                         struct sp_err *err);
+/* 0 if 'path' holds what OPTION takes, in PEM: a private key without a
+ * passphrase ("--private-key") or a certificate ("--certificate",
+ * "--ca-cert"); else -1 with err naming the option, the path and why. */
+int sp_tls_file_check(const char *option, const char *path,
+                      struct sp_err *err);
 /* Reads --private-key, --certificate and --ca-cert (PEM) into the one
  * context every TLS connection uses: TLS 1.2 or later, and both ends must
  * show a certificate signed by the CA (as ovs-vswitchd and its

@@ -114,12 +114,27 @@ def option_errors(work, pem, base):
           "--certificate", pem("switch", "cert"), "--ca-cert", not_pem],
          "--ca-cert: '%s': " % not_pem),
     ]
-    conf = os.path.join(work, "tls.conf")
-    with open(conf, "w") as f:
-        f.write("openflow pssl:0\nprivate-key %s\n" % missing)
-    cases.append((["--config", conf],
-                  "%s:2:13: run: --private-key: '%s': No such file or "
-                  "directory" % (conf, missing)))
+    # What a file holds is judged at its --config line too: a key with a
+    # passphrase (no prompt), a certificate that is not PEM.
+    locked = os.path.join(work, "locked-key.pem")
+    subprocess.run(["openssl", "pkey", "-in", pem("switch", "key"),
+                    "-aes256", "-passout", "pass:secret", "-out", locked],
+                   check=True, capture_output=True)
+    for n, (lines, message) in enumerate((
+            (["private-key " + missing],
+             "2:13: run: --private-key: '%s': No such file or directory"
+             % missing),
+            (["private-key " + locked],
+             "2:13: run: --private-key: '%s': no PEM private key without "
+             "a passphrase (" % locked),
+            (["private-key " + pem("switch", "key"),
+              "certificate " + not_pem],
+             "3:13: run: --certificate: '%s': no PEM certificate (no "
+             "start line)" % not_pem))):
+        conf = os.path.join(work, "tls%d.conf" % n)
+        with open(conf, "w") as f:
+            f.write("\n".join(["openflow pssl:0"] + lines) + "\n")
+        cases.append((["--config", conf], "%s:%s" % (conf, message)))
     for extra, message in cases:
         r = subprocess.run([EXE, "run"] + base + extra, capture_output=True,
                            text=True, timeout=60)
