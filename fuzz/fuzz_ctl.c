@@ -10,7 +10,8 @@
  * and a line too long, holding a control byte, cut by EOF or naming no
  * command must be refused; the server must not crash, leak or hang.
  * Every input starts with no rule (those added are deleted as flow-del
- * takes flow-dump's lines) and the kernels chosen by auto.
+ * takes flow-dump's lines), the kernels chosen by auto and every port's
+ * config clear.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,6 +53,18 @@ void
 sp_of_channel_show(FILE *out)
 {
     fputs("OpenFlow: off\n", out);
+}
+
+/* With no channel, the port's config alone (its link as the simulated
+ * ports have it: always up). */
+int
+sp_of_channel_port_mod(struct sp_dp *dp, unsigned port, uint32_t config,
+                       uint32_t mask, struct sp_err *err)
+{
+    (void)err;
+    sp_dp_port_config_set(
+        dp, port, (sp_dp_port_config(dp, port) & ~mask) | (config & mask));
+    return 0;
 }
 
 static void __attribute__((noreturn))
@@ -245,6 +258,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     len = request(path, data, size, reply);
     delete_flows(dp);
     sp_dispatch_reset();
+    for (unsigned port = 1; port <= N_PORTS; port++) {
+        sp_dp_port_config_set(dp, port, 0);
+    }
 
     reply[len] = '\0';
     check_reply(data, size, reply, len);

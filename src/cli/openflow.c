@@ -729,39 +729,64 @@ port_status_all(const struct sp_of_port *p, const struct sp_of_session *except)
     }
 }
 
-/* PORT_MOD: PORT_DOWN also sets the device's link down (or up), as
- * ovs-vswitchd does for a DPDK port, where the device can (net_tap, most
- * NICs; not net_null or net_pcap: the port then only stops being polled
- * and sent to). A change goes to the other connections as PORT_STATUS;
- * as ovs-vswitchd before OpenFlow 1.5, not to the one that asked. */
+/* Sets a port's config bits of 'mask' to those of 'config'. PORT_DOWN
+ * also sets the device's link down (or up), as ovs-vswitchd does for a
+ * DPDK port, where the device can (net_tap, most NICs; not net_null or
+ * net_pcap: the port then only stops being polled and sent to). Returns
+ * 0 (*changed: whether the config did), or the device's negative errno,
+ * nothing changed then. */
 static int
-sw_port_mod(void *aux, const struct sp_of_session *from, uint32_t port,
-            uint32_t config, uint32_t mask, struct sp_of_error *err)
+port_mod_apply(struct sp_dp *dp, uint32_t port, uint32_t config, uint32_t mask,
+               bool *changed)
 {
-    uint32_t old = sp_dp_port_config(ch.dp, port);
+    uint32_t old = sp_dp_port_config(dp, port);
     uint32_t want = (old & ~mask) | (config & mask);
-    struct sp_of_port p = {.port_no = port};
 
-    (void)aux;
+    *changed = false;
     if ((old ^ want) & SP_DP_PORT_DOWN) {
         int rc = sp_io_port_set_link(port, !(want & SP_DP_PORT_DOWN));
 
         if (rc && rc != -ENOTSUP) {
-            return sp_of_fail(err, SP_OFPET_PORT_MOD_FAILED, SP_OFPPMFC_EPERM,
-                              "port %u: the device did not set its link "
-                              "%s: %s",
-                              port, want & SP_DP_PORT_DOWN ? "down" : "up",
-                              strerror(-rc));
+            return rc;
         }
     }
-    if (want == old) {
-        return 0;
+    if (want != old) {
+        sp_dp_port_config_set(dp, port, want);
+        *changed = true;
     }
-    sp_dp_port_config_set(ch.dp, port, want);
+    return 0;
+}
+
+/* A port's new config to every connection but 'except' as PORT_STATUS;
+ * as ovs-vswitchd before OpenFlow 1.5, not to the one that asked. */
+static void
+port_mod_tell(uint32_t port, const struct sp_of_session *except)
+{
+    struct sp_of_port p = {.port_no = port};
+
     sw_port(NULL, port, &p);
     /* The link it set is told now, not again by the next poll. */
     ch.link_down[port] = p.link_down;
-    port_status_all(&p, from);
+    port_status_all(&p, except);
+}
+
+static int
+sw_port_mod(void *aux, const struct sp_of_session *from, uint32_t port,
+            uint32_t config, uint32_t mask, struct sp_of_error *err)
+{
+    bool changed;
+    int rc = port_mod_apply(ch.dp, port, config, mask, &changed);
+
+    (void)aux;
+    if (rc) {
+        return sp_of_fail(err, SP_OFPET_PORT_MOD_FAILED, SP_OFPPMFC_EPERM,
+                          "port %u: the device did not set its link %s: %s",
+                          port, config & SP_DP_PORT_DOWN ? "down" : "up",
+                          strerror(-rc));
+    }
+    if (changed) {
+        port_mod_tell(port, from);
+    }
     return 0;
 }
 
@@ -902,6 +927,30 @@ packet_in_notify(void *aux)
 {
     (void)aux;
     (void)!write(ch.packet_in_fd, &(uint64_t){1}, sizeof(uint64_t));
+}
+
+int
+sp_of_channel_port_mod(struct sp_dp *dp, unsigned port, uint32_t config,
+                       uint32_t mask, struct sp_err *err)
+{
+    bool changed;
+    int rc;
+
+    pthread_mutex_lock(&ch.lock);
+    rc = port_mod_apply(dp, port, config, mask, &changed);
+    if (!rc && changed && __atomic_load_n(&ch.running, __ATOMIC_ACQUIRE)) {
+        port_mod_tell(port, NULL);
+        /* The thread waits in poll() for what it knew: woken, it sends
+         * the PORT_STATUS now. */
+        packet_in_notify(NULL);
+    }
+    pthread_mutex_unlock(&ch.lock);
+    if (rc) {
+        return sp_err_set(
+            err, "port %u: the device did not set its link %s: %s", port,
+            config & SP_DP_PORT_DOWN ? "down" : "up", strerror(-rc));
+    }
+    return 0;
 }
 
 /* Whether a connection takes PACKET_INs now: the datapath queues packets

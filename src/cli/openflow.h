@@ -67,6 +67,13 @@ int sp_of_channel_start(struct sp_dp *dp, const struct sp_dp_config *config,
                         struct sp_err *err);
 /* Stops the thread, closes every socket; the rules stay. Idempotent. */
 void sp_of_channel_stop(void);
+/* ctl port-mod: sets port's config bits (SP_DP_PORT_*) of 'mask' to
+ * those of 'config', the device's link with PORT_DOWN, as a controller's
+ * PORT_MOD does; a change goes to every connection as PORT_STATUS. With no
+ * channel running, only the port. From any thread; 0, or -1 with err
+ * saying why the device refused. */
+int sp_of_channel_port_mod(struct sp_dp *dp, unsigned port, uint32_t config,
+                           uint32_t mask, struct sp_err *err);
 /* The channel's state for ctl openflow-show: what it listens on, each
  * controller's connection (or why there is none), the other
  * connections, their roles and the master election; from any thread. */

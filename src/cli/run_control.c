@@ -293,19 +293,108 @@ put_xstat(void *out, const char *name, uint64_t value)
     fprintf(out, "%s %llu\n", name, (unsigned long long)value);
 }
 
+/* A port's number, 1 to n_ports, from the whole of 'text'. */
+static int
+parse_port(const char *text, unsigned *port, struct sp_err *err)
+{
+    char *end;
+    unsigned long n = strtoul(text, &end, 10);
+
+    if (!isdigit((unsigned char)*text) || *end || n < 1 ||
+        n > running_config->n_ports) {
+        return sp_err_set(err, "no port '%s': ports are 1 to %u", text,
+                          running_config->n_ports);
+    }
+    *port = (unsigned)n;
+    return 0;
+}
+
 static int
 ctl_port_xstats(const char *args, FILE *out, void *ctx, struct sp_err *err)
 {
-    char *end;
-    unsigned long port = strtoul(args, &end, 10);
+    unsigned port;
 
     (void)ctx;
-    if (!isdigit((unsigned char)*args) || *end || port < 1 ||
-        port > running_config->n_ports) {
-        return sp_err_set(err, "no port '%s': ports are 1 to %u", args,
-                          running_config->n_ports);
+    if (parse_port(args, &port, err)) {
+        return -1;
     }
-    return sp_io_port_xstats((unsigned)port, put_xstat, out, err);
+    return sp_io_port_xstats(port, put_xstat, out, err);
+}
+
+/* What port-mod takes, as ovs-ofctl mod-port names it: the config bit,
+ * and whether the word sets it. port-show prints the set ones' words. */
+static const struct {
+    const char *word;
+    uint32_t bit;
+    bool set;
+} port_mods[] = {
+    {"down", SP_DP_PORT_DOWN, true},
+    {"up", SP_DP_PORT_DOWN, false},
+    {"no-receive", SP_DP_PORT_NO_RECV, true},
+    {"receive", SP_DP_PORT_NO_RECV, false},
+    {"no-forward", SP_DP_PORT_NO_FWD, true},
+    {"forward", SP_DP_PORT_NO_FWD, false},
+    {"no-packet-in", SP_DP_PORT_NO_PACKET_IN, true},
+    {"packet-in", SP_DP_PORT_NO_PACKET_IN, false},
+};
+
+#define PORT_MOD_WORDS                                                  \
+    "up, down, receive, no-receive, forward, no-forward, packet-in or " \
+    "no-packet-in"
+
+static void
+print_port_config(struct sp_dp *dp, unsigned port, FILE *out)
+{
+    uint32_t config = sp_dp_port_config(dp, port);
+
+    fprintf(out, "port %u (%s): link %s, config:", port, sp_io_port_name(port),
+            sp_io_port_link_up(port) ? "up" : "down");
+    for (size_t i = 0; i < sizeof port_mods / sizeof *port_mods; i++) {
+        if (port_mods[i].set && (config & port_mods[i].bit)) {
+            fprintf(out, " %s", port_mods[i].word);
+        }
+    }
+    fputs(config ? "\n" : " none\n", out);
+}
+
+static int
+ctl_port_show(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    (void)args, (void)err;
+    for (unsigned p = 1; p <= running_config->n_ports; p++) {
+        print_port_config(ctx, p, out);
+    }
+    return 0;
+}
+
+static int
+ctl_port_mod(const char *args, FILE *out, void *ctx, struct sp_err *err)
+{
+    const char *space = strchr(args, ' ');
+    char number[16];
+    unsigned port;
+
+    if (!space || (size_t)(space - args) >= sizeof number) {
+        return sp_err_set(err, "port-mod '%s': expected a port and %s", args,
+                          PORT_MOD_WORDS);
+    }
+    snprintf(number, sizeof number, "%.*s", (int)(space - args), args);
+    if (parse_port(number, &port, err)) {
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof port_mods / sizeof *port_mods; i++) {
+        if (!strcmp(space + 1, port_mods[i].word)) {
+            if (sp_of_channel_port_mod(ctx, port,
+                                       port_mods[i].set ? port_mods[i].bit : 0,
+                                       port_mods[i].bit, err)) {
+                return -1;
+            }
+            print_port_config(ctx, port, out);
+            return 0;
+        }
+    }
+    return sp_err_set(err, "port-mod: '%s': expected %s", space + 1,
+                      PORT_MOD_WORDS);
 }
 
 static int
@@ -384,6 +473,13 @@ static const struct sp_ctl_command commands[] = {
      ctl_counters_clear},
     {"port-xstats", "port-xstats N: port N's driver extended counters", true,
      ctl_port_xstats},
+    {"port-show", "port-show: each port's link and OpenFlow config", false,
+     ctl_port_show},
+    {"port-mod",
+     "port-mod N up|down|receive|no-receive|forward|no-forward|packet-in|"
+     "no-packet-in: set port N's config, as OpenFlow PORT_MOD and ovs-ofctl "
+     "mod-port do",
+     true, ctl_port_mod},
     {"pmd-perf-show",
      "pmd-perf-show: cycles per packet by stage, per PMD thread", false,
      ctl_pmd_perf_show},

@@ -10,8 +10,9 @@ state LINK_DOWN after the interface goes down and one with LIVE after it
 comes up, and `dump-ports-desc` must show the same states; the net_null
 port gets none. `mod-port down` takes the tap's kernel interface down
 (PORT_STATUS with config PORT_DOWN, state LINK_DOWN), `mod-port up` brings
-it back, `no-forward` shows as NO_FWD; each change is one PORT_STATUS,
-none repeated by the link polls. Waits are bounded by what is seen, with
+it back, `no-forward` shows as NO_FWD; `simdpath ctl port-mod` does the
+same, told to the monitor as PORT_STATUS, and `ctl port-show` lists it;
+each change is one PORT_STATUS, none repeated by the link polls. Waits are bounded by what is seen, with
 a time cap as a safety net only. Root only (a tap interface); skips (77) without root,
 /dev/net/tun, iproute2 or ovs-ofctl.
 """
@@ -112,6 +113,11 @@ def wait_accepted(client, server):
             return True
         time.sleep(0.05)
     return False
+
+
+def ctl_run(sock, *args):
+    return subprocess.run([EXE, "ctl", "--socket", sock] + list(args),
+                          capture_output=True, text=True, timeout=60)
 
 
 def iface_flags():
@@ -216,6 +222,43 @@ def main():
         check(p.returncode == 0 and mon.next() ==
               ("net_null0", "MOD", "LIVE", "NO_FWD"),
               "mod-port no-forward: PORT_STATUS MOD NO_FWD: %s" % p.stderr)
+        # ctl port-mod is a PORT_MOD of the switch's own: the same
+        # change, told to every connection.
+        for port, word, line, status in (
+                ("2", "forward", "port 2 (net_null0): link up, config: none",
+                 ("net_null0", "MOD", "LIVE", "0")),
+                ("1", "down", "port 1 (net_tap0): link down, config: down",
+                 ("net_tap0", "MOD", "LINK_DOWN", "PORT_DOWN")),
+                ("1", "up", "port 1 (net_tap0): link up, config: none",
+                 ("net_tap0", "MOD", "LIVE", "0")),
+                ("2", "no-packet-in",
+                 "port 2 (net_null0): link up, config: no-packet-in",
+                 ("net_null0", "MOD", "LIVE", "NO_PACKET_IN"))):
+            r = ctl_run(ctl, "port-mod", port, word)
+            check(r.returncode == 0 and r.stdout.strip() == line,
+                  "ctl port-mod %s %s: %r %s" % (port, word, r.stdout,
+                                                 r.stderr))
+            got = mon.next()
+            check(got == status, "ctl port-mod %s %s: PORT_STATUS %s: %s"
+                  % (port, word, status, got))
+            if word in ("down", "up"):
+                check(("UP" in iface_flags()) == (word == "up"),
+                      "ctl port-mod 1 %s: the kernel's interface too: %s"
+                      % (word, iface_flags()))
+        r = ctl_run(ctl, "port-show")
+        check(r.returncode == 0 and r.stdout.splitlines() == [
+            "port 1 (net_tap0): link up, config: none",
+            "port 2 (net_null0): link up, config: no-packet-in"],
+            "ctl port-show: %r" % r.stdout)
+        for args, message in (
+                (["3", "down"], "no port '3': ports are 1 to 2"),
+                (["1", "sideways"], "port-mod: 'sideways': expected up, "
+                 "down, receive, no-receive, forward, no-forward, "
+                 "packet-in or no-packet-in"),
+                (["1"], "port-mod '1': expected a port and up, down,")):
+            r = ctl_run(ctl, "port-mod", *args)
+            check(r.returncode == 1 and message in r.stderr,
+                  "ctl port-mod %s refused: %s" % (" ".join(args), r.stderr))
         # Two rules expiring in turn prove a whole round of the channel's
         # once-a-second work (expiry, then the link poll) after the last
         # mod-port: a link poll that told a change again has sent it by
@@ -224,8 +267,7 @@ def main():
             ofctl("add-flow", TARGET,
                   "priority=7,hard_timeout=1,udp,actions=drop")
             check(wait_no_rules(), "the hard_timeout rule expires")
-        rc = subprocess.run([EXE, "ctl", "--socket", ctl, "stop"],
-                            capture_output=True, text=True, timeout=60)
+        rc = ctl_run(ctl, "stop")
         check(rc.returncode == 0, "ctl stop: " + rc.stderr)
         proc.communicate(timeout=CAP)
         mon.reader.join(timeout=CAP)
