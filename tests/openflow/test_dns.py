@@ -11,8 +11,8 @@ simdpath runs with two controllers: first `tcp:hang.simdpath.invalid:P`,
 whose lookup cannot end while the test runs, then `tcp:localhost:P` (a
 name /etc/hosts answers) served by the test. The second must connect and
 answer HELLO, FEATURES and 50 echo requests while the first lookup still
-runs (`ctl openflow-show` says so): a lookup in the channel's own thread would hold it, and every
-connection, for the 150 s. Then `ctl stop` ends the run (exit 0) with the
+runs (`ctl openflow-show` says so): a lookup in the channel's own thread
+would hold it, and every connection, for the 150 s. Then `ctl stop` ends the run (exit 0) with the
 lookup still running. Root only; skips (77) without root or iproute2.
 """
 import os
@@ -27,6 +27,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from report import check, summary  # noqa
+
+sys.path.insert(0, HERE)
+from traffic import start_run  # noqa
 
 EXE = os.path.abspath(sys.argv[1])
 CAP = 60  # seconds: a safety net, never the condition
@@ -61,16 +64,12 @@ def inside():
     with open(flows, "w") as f:
         f.write("priority=0,actions=drop\n")
     ctl = os.path.join(work, "ctl.sock")
-    env = dict(os.environ)
-    env.pop("SIMDPATH_IMPL", None)
-    proc = subprocess.Popen(
-        [EXE, "run", "--port", "net_null0,no-rx=1", "--flows", flows,
-         "--ctl", ctl, "--controller", "tcp:hang.simdpath.invalid:%d" % port,
+    proc = start_run(
+        EXE, work,
+        ["--port", "net_null0,no-rx=1", "--flows", flows, "--ctl", ctl,
+         "--controller", "tcp:hang.simdpath.invalid:%d" % port,
          "--controller", "tcp:localhost:%d" % port,
-         "--inactivity-probe", "0", "--duration", "600", "--",
-         "--file-prefix=simdpath-dns%d" % os.getpid()],
-        cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True)
+         "--inactivity-probe", "0"], "simdpath-dns")
     try:
         try:
             conn, _ = ctrl.accept()

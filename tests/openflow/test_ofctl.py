@@ -32,7 +32,8 @@ from report import (check, conserved, counters, no_leak, summary,  # noqa
                     wait_until)
 
 sys.path.insert(0, HERE)
-from traffic import frame, free_port, listening_port, write_pcap  # noqa
+from traffic import (frame, free_port, listening_port, pcap_ports,  # noqa
+                     start_run, write_pcap)
 from ofp_wire import (OFPP_CONTROLLER, apply_actions, flow_mod,  # noqa
                       flow_stats_body, match, message, multipart_request,
                       oxm, output, packet_out)
@@ -975,14 +976,13 @@ def test_probe(ctrl):
               "--inactivity-probe: '%s'" % bad in p.stderr,
               "--inactivity-probe %r: exit 2 naming it: %d %s"
               % (bad, p.returncode, p.stderr))
-    proc = subprocess.Popen(
-        [EXE, "run", "--port", "net_null0,no-rx=1",
+    proc = start_run(
+        EXE, WORK,
+        ["--port", "net_null0,no-rx=1",
          "--flows", os.path.join(WORK, "flows.txt"),
          "--ctl", os.path.join(WORK, "probe.sock"),
          "--controller", "tcp:127.0.0.1:%d" % ctrl.getsockname()[1],
-         "--inactivity-probe", "1000", "--duration", "600", "--",
-         "--file-prefix=simdpath-probe%d" % os.getpid()],
-        cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+         "--inactivity-probe", "1000"], "simdpath-probe")
     try:
         c = accept_switch(ctrl)
         answered = 0
@@ -1024,14 +1024,13 @@ def test_crowd():
     ovs-ofctl is then served."""
     ctrl_port = free_port()  # nothing listens yet: the switch retries
     sock = os.path.join(WORK, "crowd.sock")
-    proc = subprocess.Popen(
-        [EXE, "run", "--port", "net_null0,no-rx=1",
+    proc = start_run(
+        EXE, WORK,
+        ["--port", "net_null0,no-rx=1",
          "--flows", os.path.join(WORK, "flows.txt"), "--ctl", sock,
          "--openflow", "ptcp:0", "--controller",
-         "tcp:127.0.0.1:%d" % ctrl_port, "--inactivity-probe", "0",
-         "--duration", "600", "--",
-         "--file-prefix=simdpath-crowd%d" % os.getpid()],
-        cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+         "tcp:127.0.0.1:%d" % ctrl_port, "--inactivity-probe", "0"],
+        "simdpath-crowd")
     idle, ctrl = [], None
     try:
         port, _ = listening_port(proc)
@@ -1100,21 +1099,14 @@ def main():
     ctrl = socket.socket()
     ctrl.bind(("127.0.0.1", 0))
     ctrl.listen(4)
-    env = dict(os.environ)
-    env.pop("SIMDPATH_IMPL", None)
-    proc = subprocess.Popen(
-        [EXE, "run", "--port", "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
-         "--port", "net_null0,no-rx=1", "--port", "net_null1,no-rx=1",
-         "--flows", flows, "--ctl", CTL, "--openflow", "ptcp:0",
+    proc = start_run(
+        EXE, WORK, pcap_ports(pcap) +
+        ["--flows", flows, "--ctl", CTL, "--openflow", "ptcp:0",
          "--controller", "tcp:127.0.0.1:%d" % ctrl.getsockname()[1],
          "--fail-mode", "secure",
          # The controller socket takes the switch's connection long
          # before test_controller reads it: no probe (test_probe's run).
-         "--inactivity-probe", "0",
-         "--duration", "600", "--", "--file-prefix=simdpath-of%d"
-         % os.getpid()],
-        cwd=WORK, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True)
+         "--inactivity-probe", "0"], "simdpath-of")
     try:
         PORT, before = listening_port(proc)
         if not check(PORT, "simdpath run logs its OpenFlow port: %s"

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, HERE)
 from report import (RESULTS, check, conserved, counters, no_leak,
                     summary)  # noqa
-from traffic import frame, write_pcap  # noqa
+from traffic import frame, pcap_ports, start_run, write_pcap  # noqa
 
 EXE = os.path.abspath(sys.argv[1])
 CAP = 120  # seconds: a safety net, never the condition
@@ -66,18 +66,10 @@ def main():
                 break
             except OSError:
                 time.sleep(0.1)
-        env = dict(os.environ)
-        env.pop("SIMDPATH_IMPL", None)
-        sp = subprocess.Popen(
-            [EXE, "run", "--port",
-             "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
-             "--port", "net_null0,no-rx=1", "--port", "net_null1,no-rx=1",
-             "--flows", flows, "--ctl", ctl,
-             "--controller", "tcp:127.0.0.1:%d" % port,
-             "--duration", "600", "--", "--file-prefix=simdpath-osken%d"
-             % os.getpid()],
-            cwd=work, env=env, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
+        sp = start_run(
+            EXE, work, pcap_ports(pcap) +
+            ["--flows", flows, "--ctl", ctl,
+             "--controller", "tcp:127.0.0.1:%d" % port], "simdpath-osken")
         while not os.path.exists(out) and time.time() < deadline:
             time.sleep(0.1)
         result = json.load(open(out)) if os.path.exists(out) else {}

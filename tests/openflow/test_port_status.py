@@ -12,9 +12,10 @@ port gets none. `mod-port down` takes the tap's kernel interface down
 (PORT_STATUS with config PORT_DOWN, state LINK_DOWN), `mod-port up` brings
 it back, `no-forward` shows as NO_FWD; `simdpath ctl port-mod` does the
 same, told to the monitor as PORT_STATUS, and `ctl port-show` lists it;
-each change is one PORT_STATUS, none repeated by the link polls. Waits are bounded by what is seen, with
-a time cap as a safety net only. Root only (a tap interface); skips (77) without root,
-/dev/net/tun, iproute2 or ovs-ofctl.
+each change is one PORT_STATUS, none repeated by the link polls. Waits
+are bounded by what is seen, with a time cap as a safety net only. Root
+only (a tap interface); skips (77) without root, /dev/net/tun, iproute2
+or ovs-ofctl.
 """
 import os
 import queue
@@ -30,7 +31,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 from report import check, summary  # noqa
 
 sys.path.insert(0, HERE)
-from traffic import listening_port  # noqa
+from traffic import listening_port, start_run  # noqa
 
 EXE = os.path.abspath(sys.argv[1])
 OFCTL = shutil.which("ovs-ofctl")
@@ -163,15 +164,11 @@ def main():
     with open(flows, "w") as f:
         f.write("priority=0,actions=drop\n")
     ctl = os.path.join(work, "ctl.sock")
-    env = dict(os.environ)
-    env.pop("SIMDPATH_IMPL", None)
-    proc = subprocess.Popen(
-        [EXE, "run", "--port", "net_tap0,iface=" + IFACE,
-         "--port", "net_null0,no-rx=1", "--flows", flows, "--ctl", ctl,
-         "--openflow", "ptcp:0", "--duration", "600", "--",
-         "--file-prefix=simdpath-ps%d" % os.getpid()],
-        cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True)
+    proc = start_run(
+        EXE, work,
+        ["--port", "net_tap0,iface=" + IFACE, "--port", "net_null0,no-rx=1",
+         "--flows", flows, "--ctl", ctl, "--openflow", "ptcp:0"],
+        "simdpath-ps")
     mon = None
     try:
         PORT, before = listening_port(proc)

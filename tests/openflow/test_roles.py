@@ -32,7 +32,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, HERE)
 from report import (RESULTS, check, conserved, counters, no_leak,
                     summary, wait_until)  # noqa
-from traffic import frame, free_port, write_pcap  # noqa
+from traffic import (frame, free_port, pcap_ports, start_run,  # noqa
+                     write_pcap)
 
 EXE = os.path.abspath(sys.argv[1])
 CAP = 240  # seconds: a safety net, never the condition
@@ -102,19 +103,12 @@ def main():
         for name in ports:
             wait_until(lambda: listening(ports[name]) or
                        apps[name].poll() is not None, deadline)
-        env = dict(os.environ)
-        env.pop("SIMDPATH_IMPL", None)
-        sp = subprocess.Popen(
-            [EXE, "run", "--port",
-             "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
-             "--port", "net_null0,no-rx=1", "--port", "net_null1,no-rx=1",
-             "--flows", flows, "--ctl", ctl,
+        sp = start_run(
+            EXE, work, pcap_ports(pcap) +
+            ["--flows", flows, "--ctl", ctl,
              "--controller", "tcp:127.0.0.1:%d" % ports["first"],
-             "--controller", "tcp:127.0.0.1:%d" % ports["second"],
-             "--duration", "600", "--", "--file-prefix=simdpath-roles%d"
-             % os.getpid()],
-            cwd=work, env=env, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
+             "--controller", "tcp:127.0.0.1:%d" % ports["second"]],
+            "simdpath-roles")
 
         # The first is master and counts PACKET_INs; the second is a
         # slave that was refused and has had its BARRIER reply.

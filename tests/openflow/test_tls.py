@@ -39,7 +39,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, HERE)
 from report import (RESULTS, check, conserved, counters, no_leak,
                     summary, wait_until)  # noqa
-from traffic import frame, free_port, write_pcap  # noqa
+from traffic import (frame, free_port, pcap_ports, start_run,  # noqa
+                     write_pcap)
 
 EXE = os.path.abspath(sys.argv[1])
 CAP = 120  # seconds: a safety net, never the condition
@@ -162,7 +163,7 @@ def replace(path, source):
     os.rename(path + ".new", path)
 
 
-def listener(work, pem, base, env):
+def listener(work, pem, base):
     """--openflow pssl: against ovs-ofctl."""
     sock = os.path.join(work, "pssl.sock")
     port = free_port()
@@ -173,12 +174,9 @@ def listener(work, pem, base, env):
     shutil.copy(pem("ca", "cert"), live("ca", "ca"))
     live_options = ["--private-key", live("switch", "key"), "--certificate",
                     live("switch", "cert"), "--ca-cert", live("ca", "ca")]
-    sp = subprocess.Popen(
-        [EXE, "run"] + base + ["--ctl", sock, "--openflow", "pssl:%d" % port]
-        + live_options +
-        ["--duration", "600", "--", "--file-prefix=simdpath-pssl%d"
-         % os.getpid()], env=env, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+    sp = start_run(EXE, work, base + ["--ctl", sock, "--openflow",
+                                      "pssl:%d" % port] + live_options,
+                   "simdpath-pssl")
     try:
         deadline = time.time() + CAP
         wait_until(lambda: os.path.exists(sock) and
@@ -271,7 +269,7 @@ def rogue_server(pem, port, stop_event):
     s.close()
 
 
-def controller(work, pem, base, env, manager):
+def controller(work, pem, base, manager):
     """--controller ssl: to os-ken, and one to a server of another CA."""
     out = os.path.join(work, "result.json")
     sock = os.path.join(work, "ssl.sock")
@@ -295,14 +293,11 @@ def controller(work, pem, base, env, manager):
         wait_until(lambda: subprocess.run(
                   ["ss", "-Hltn", "sport = :%d" % port], capture_output=True,
                   text=True).stdout.strip() != "", deadline)
-        sp = subprocess.Popen(
-            [EXE, "run"] + base + ["--ctl", sock, "--controller",
-                                   "ssl:127.0.0.1:%d" % port, "--controller",
-                                   "ssl:127.0.0.1:%d" % rogue_port]
-            + tls_options(pem, "switch") +
-            ["--duration", "600", "--", "--file-prefix=simdpath-ssl%d"
-             % os.getpid()], env=env, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
+        sp = start_run(EXE, work,
+                       base + ["--ctl", sock, "--controller",
+                               "ssl:127.0.0.1:%d" % port, "--controller",
+                               "ssl:127.0.0.1:%d" % rogue_port] +
+                       tls_options(pem, "switch"), "simdpath-ssl")
         wait_until(lambda: os.path.exists(out), deadline)
         result = json.load(open(out)) if os.path.exists(out) else {}
         check(result.get("errors") == [],
@@ -361,14 +356,10 @@ def main():
     flows = os.path.join(work, "flows.txt")
     with open(flows, "w") as f:
         f.write("priority=0,actions=drop\n")
-    base = ["--port", "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap,
-            "--port", "net_null0,no-rx=1", "--port", "net_null1,no-rx=1",
-            "--flows", flows]
-    env = dict(os.environ)
-    env.pop("SIMDPATH_IMPL", None)
+    base = pcap_ports(pcap) + ["--flows", flows]
     option_errors(work, pem, base + ["--ctl", os.path.join(work, "x.sock")])
-    listener(work, pem, base, env)
-    controller(work, pem, base, env, manager)
+    listener(work, pem, base)
+    controller(work, pem, base, manager)
     shutil.rmtree(work, ignore_errors=True)
     return summary("tls")
 
