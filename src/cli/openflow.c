@@ -733,11 +733,11 @@ port_status_all(const struct sp_of_port *p, const struct sp_of_session *except)
  * also sets the device's link down (or up), as ovs-vswitchd does for a
  * DPDK port, where the device can (net_tap, most NICs; not net_null or
  * net_pcap: the port then only stops being polled and sent to). Returns
- * 0 (*changed: whether the config did), or the device's negative errno,
- * nothing changed then. */
+ * 0 (*changed: whether the config did), or -1 with err saying why the
+ * device refused, nothing changed then. */
 static int
 port_mod_apply(struct sp_dp *dp, uint32_t port, uint32_t config, uint32_t mask,
-               bool *changed)
+               bool *changed, struct sp_err *err)
 {
     uint32_t old = sp_dp_port_config(dp, port);
     uint32_t want = (old & ~mask) | (config & mask);
@@ -747,7 +747,11 @@ port_mod_apply(struct sp_dp *dp, uint32_t port, uint32_t config, uint32_t mask,
         int rc = sp_io_port_set_link(port, !(want & SP_DP_PORT_DOWN));
 
         if (rc && rc != -ENOTSUP) {
-            return rc;
+            return sp_err_set(err,
+                              "port %u: the device did not set its link %s: "
+                              "%s",
+                              port, want & SP_DP_PORT_DOWN ? "down" : "up",
+                              strerror(-rc));
         }
     }
     if (want != old) {
@@ -774,15 +778,13 @@ static int
 sw_port_mod(void *aux, const struct sp_of_session *from, uint32_t port,
             uint32_t config, uint32_t mask, struct sp_of_error *err)
 {
+    struct sp_err e;
     bool changed;
-    int rc = port_mod_apply(ch.dp, port, config, mask, &changed);
 
     (void)aux;
-    if (rc) {
+    if (port_mod_apply(ch.dp, port, config, mask, &changed, &e)) {
         return sp_of_fail(err, SP_OFPET_PORT_MOD_FAILED, SP_OFPPMFC_EPERM,
-                          "port %u: the device did not set its link %s: %s",
-                          port, config & SP_DP_PORT_DOWN ? "down" : "up",
-                          strerror(-rc));
+                          "%.150s", e.msg);
     }
     if (changed) {
         port_mod_tell(port, from);
@@ -937,7 +939,7 @@ sp_of_channel_port_mod(struct sp_dp *dp, unsigned port, uint32_t config,
     int rc;
 
     pthread_mutex_lock(&ch.lock);
-    rc = port_mod_apply(dp, port, config, mask, &changed);
+    rc = port_mod_apply(dp, port, config, mask, &changed, err);
     if (!rc && changed && __atomic_load_n(&ch.running, __ATOMIC_ACQUIRE)) {
         port_mod_tell(port, NULL);
         /* The thread waits in poll() for what it knew: woken, it sends
@@ -945,12 +947,7 @@ sp_of_channel_port_mod(struct sp_dp *dp, unsigned port, uint32_t config,
         packet_in_notify(NULL);
     }
     pthread_mutex_unlock(&ch.lock);
-    if (rc) {
-        return sp_err_set(
-            err, "port %u: the device did not set its link %s: %s", port,
-            config & SP_DP_PORT_DOWN ? "down" : "up", strerror(-rc));
-    }
-    return 0;
+    return rc;
 }
 
 /* Whether a connection takes PACKET_INs now: the datapath queues packets
