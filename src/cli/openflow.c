@@ -1179,27 +1179,46 @@ sp_of_channel_parse_controller(const char *spec,
 }
 
 int
-sp_of_channel_parse_tls_file(const char *option, const char *path,
-                             struct sp_of_channel_config *c,
-                             struct sp_err *err)
+sp_of_channel_parse_tls(const char *option, const char *value,
+                        struct sp_of_channel_config *c, struct sp_err *err)
 {
-    char *to = !strcmp(option, "private-key")   ? c->tls_key
-               : !strcmp(option, "certificate") ? c->tls_cert
-                                                : c->tls_ca;
+    struct sp_tls_config *t = &c->tls;
+    char *to = !strcmp(option, "private-key")   ? t->key
+               : !strcmp(option, "certificate") ? t->cert
+                                                : t->ca;
     char name[16];
 
-    if (!*path || strlen(path) >= sizeof c->tls_key) {
+    if (!strcmp(option, "ssl-protocols")) {
+        return sp_tls_parse_protocols(value, &t->protocols, err);
+    }
+    if (!strcmp(option, "ssl-ciphers")) {
+        if (strlen(value) >= sizeof t->ciphers) {
+            return sp_err_set(err,
+                              "--ssl-ciphers: '%.40s...'; at most %zu "
+                              "characters",
+                              value, sizeof t->ciphers - 1);
+        }
+        if (sp_tls_ciphers_check(value, err)) {
+            return -1;
+        }
+        snprintf(t->ciphers, sizeof t->ciphers, "%s", value);
+        return 0;
+    }
+    if (!*value || strlen(value) >= sizeof t->key) {
         return sp_err_set(err, "--%s: '%s'; expected a file's path", option,
-                          path);
+                          value);
     }
     /* Checked here, a file that cannot be read or holds no PEM key or
-     * certificate is named with its --config line; whether the key is
-     * the certificate's is known when the channel opens. */
+     * certificate, or a key that is not the certificate's, is named with
+     * its --config line. */
     snprintf(name, sizeof name, "--%s", option);
-    if (sp_tls_file_check(name, path, err)) {
+    if (sp_tls_file_check(name, value, err)) {
         return -1;
     }
-    snprintf(to, sizeof c->tls_key, "%s", path);
+    snprintf(to, sizeof t->key, "%s", value);
+    if (to != t->ca && *t->key && *t->cert) {
+        return sp_tls_pair_check(t->key, t->cert, err);
+    }
     return 0;
 }
 
@@ -1298,14 +1317,14 @@ sp_of_channel_open(const struct sp_of_channel_config *c, struct sp_err *err)
     ch.listen_tls = c->listen && c->listen_tls;
     ch.tls = tls || ch.listen_tls;
     if (ch.tls) {
-        if (!*c->tls_key || !*c->tls_cert || !*c->tls_ca) {
+        if (!*c->tls.key || !*c->tls.cert || !*c->tls.ca) {
             return sp_err_set(err,
                               "%s needs --private-key, --certificate and "
                               "--ca-cert",
                               ch.listen_tls ? "--openflow pssl:"
                                             : "--controller ssl:");
         }
-        if (sp_tls_setup(c->tls_key, c->tls_cert, c->tls_ca, err)) {
+        if (sp_tls_setup(&c->tls, err)) {
             return -1;
         }
     }
@@ -1964,10 +1983,14 @@ role_name(uint32_t role)
 static void
 show_conn(FILE *out, const struct conn *c, uint64_t now)
 {
-    fprintf(out, "connected for %llu s, role %s, errors answered %llu%s\n",
+    fprintf(out, "connected for %llu s, role %s, errors answered %llu%s",
             (unsigned long long)((now - c->since_ms) / 1000),
             role_name(c->s.role), (unsigned long long)c->s.n_errors,
             c->s.hello_received ? "" : ", no HELLO yet");
+    if (c->tls && sp_tls_established(c->tls)) {
+        sp_tls_show_session(out, c->tls);
+    }
+    fputc('\n', out);
 }
 
 void

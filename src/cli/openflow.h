@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cli/tls.h"
 #include "simdpath/dispatch.h"
 
 struct sp_dp;
@@ -23,8 +24,9 @@ struct sp_of_channel_config {
         char host[256], port[8];
         bool tls; /* ssl:, not tcp: */
     } controllers[SP_OF_CONTROLLERS_MAX];
-    /* --private-key, --certificate, --ca-cert: for ssl: and pssl:. */
-    char tls_key[4096], tls_cert[4096], tls_ca[4096];
+    /* --private-key, --certificate, --ca-cert, --ssl-protocols and
+     * --ssl-ciphers: for ssl: and pssl:. */
+    struct sp_tls_config tls;
     /* --inactivity-probe: after this long with nothing from the
      * controller an ECHO_REQUEST, after as long again with still nothing
      * a new connection; 0: never. */
@@ -36,8 +38,8 @@ struct sp_of_channel_config {
 /* The option values: --openflow ptcp:PORT[:IP] or pssl:PORT[:IP] (IP
  * defaults to 127.0.0.1), --controller tcp:HOST:PORT or ssl:HOST:PORT
  * (each adds one, up to SP_OF_CONTROLLERS_MAX, none twice), --fail-mode
- * secure, --inactivity-probe MS, and the TLS files (OPTION is
- * "private-key", "certificate" or "ca-cert"). Return 0,
+ * secure, --inactivity-probe MS, and TLS's (OPTION is "private-key",
+ * "certificate", "ca-cert", "ssl-protocols" or "ssl-ciphers"). Return 0,
  * or -1 with err naming the option and value. */
 int sp_of_channel_parse_listen(const char *spec,
                                struct sp_of_channel_config *c,
@@ -45,9 +47,9 @@ int sp_of_channel_parse_listen(const char *spec,
 int sp_of_channel_parse_controller(const char *spec,
                                    struct sp_of_channel_config *c,
                                    struct sp_err *err);
-int sp_of_channel_parse_tls_file(const char *option, const char *path,
-                                 struct sp_of_channel_config *c,
-                                 struct sp_err *err);
+int sp_of_channel_parse_tls(const char *option, const char *value,
+                            struct sp_of_channel_config *c,
+                            struct sp_err *err);
 int sp_of_channel_parse_fail_mode(const char *mode, struct sp_err *err);
 /* --inactivity-probe MS: 0, or 1000 to 3600000. */
 int sp_of_channel_parse_probe(const char *ms, struct sp_of_channel_config *c,

@@ -94,6 +94,10 @@ static const char run_usage[] =
     "                         (without a passphrase) and certificate, and\n"
     "                         the CA that must have signed the peer's\n"
     "                         (TLS 1.2 or later)\n"
+    "  --ssl-protocols LIST   TLSv1.2 and/or TLSv1.3, comma-separated\n"
+    "                         (default both)\n"
+    "  --ssl-ciphers LIST     TLS 1.2's ciphers, in OpenSSL's syntax\n"
+    "                         (default OpenSSL's)\n"
     "  --fail-mode secure     rules stay while no controller is connected\n"
     "                         (the only mode)\n"
     "  --inactivity-probe MS  with nothing from a controller for MS\n"
@@ -247,6 +251,8 @@ parse_options(int argc, char **argv, struct run_options *o)
         OPT_TLS_KEY,
         OPT_TLS_CERT,
         OPT_TLS_CA,
+        OPT_SSL_PROTOCOLS,
+        OPT_SSL_CIPHERS,
         OPT_PMD_CPUS,
         OPT_MAIN_CPU,
         OPT_MTU,
@@ -276,6 +282,8 @@ parse_options(int argc, char **argv, struct run_options *o)
         {"private-key", required_argument, NULL, OPT_TLS_KEY},
         {"certificate", required_argument, NULL, OPT_TLS_CERT},
         {"ca-cert", required_argument, NULL, OPT_TLS_CA},
+        {"ssl-protocols", required_argument, NULL, OPT_SSL_PROTOCOLS},
+        {"ssl-ciphers", required_argument, NULL, OPT_SSL_CIPHERS},
         {"pmd-perf", no_argument, NULL, OPT_PERF},
         {"mbufs", required_argument, NULL, OPT_MBUFS},
         {"rxd", required_argument, NULL, OPT_RXD},
@@ -393,6 +401,8 @@ parse_options(int argc, char **argv, struct run_options *o)
         case OPT_TLS_KEY:
         case OPT_TLS_CERT:
         case OPT_TLS_CA:
+        case OPT_SSL_PROTOCOLS:
+        case OPT_SSL_CIPHERS:
             if (opt == OPT_OPENFLOW
                     ? sp_of_channel_parse_listen(optarg, &o->openflow, &err)
                 : opt == OPT_CONTROLLER ? sp_of_channel_parse_controller(
@@ -401,10 +411,12 @@ parse_options(int argc, char **argv, struct run_options *o)
                     ? sp_of_channel_parse_probe(optarg, &o->openflow, &err)
                 : opt == OPT_FAIL_MODE
                     ? sp_of_channel_parse_fail_mode(optarg, &err)
-                    : sp_of_channel_parse_tls_file(
-                          opt == OPT_TLS_KEY    ? "private-key"
-                          : opt == OPT_TLS_CERT ? "certificate"
-                                                : "ca-cert",
+                    : sp_of_channel_parse_tls(
+                          opt == OPT_TLS_KEY         ? "private-key"
+                          : opt == OPT_TLS_CERT      ? "certificate"
+                          : opt == OPT_TLS_CA        ? "ca-cert"
+                          : opt == OPT_SSL_PROTOCOLS ? "ssl-protocols"
+                                                     : "ssl-ciphers",
                           optarg, &o->openflow, &err)) {
                 sp_cli_error("run", "%s", err.msg);
                 return -1;

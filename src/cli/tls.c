@@ -28,11 +28,19 @@ struct sp_tls {
 };
 
 static SSL_CTX *ctx;
-/* The files, and their state when last read. */
-static struct {
-    char key[4096], cert[4096], ca[4096];
-    struct stat read[3];
-} files;
+/* What the context is made of, and the files' state when last read. */
+static struct sp_tls_config conf;
+static struct stat files_read[3];
+
+/* --ssl-protocols' words, in version order. */
+static const struct {
+    const char *name;
+    unsigned bit;
+    int version;
+} protocols[] = {
+    {"TLSv1.2", SP_TLS_V1_2, TLS1_2_VERSION},
+    {"TLSv1.3", SP_TLS_V1_3, TLS1_3_VERSION},
+};
 
 /* OpenSSL's reason for its last error, or 'fallback'. */
 static const char *
@@ -56,24 +64,38 @@ no_passphrase(char *buf, int size, int rwflag, void *aux)
     return -1;
 }
 
+/* Reads the first PEM private key (into *pkey) or, with pkey NULL,
+ * certificate (into *x) of path: false when the file cannot be opened
+ * (errno says why), else a NULL result when it holds none (OpenSSL's
+ * error says why). */
+static bool
+read_pem(const char *path, EVP_PKEY **pkey, X509 **x)
+{
+    FILE *f = fopen(path, "r");
+
+    if (!f) {
+        return false;
+    }
+    ERR_clear_error();
+    if (pkey) {
+        *pkey = PEM_read_PrivateKey(f, NULL, no_passphrase, NULL);
+    } else {
+        *x = PEM_read_X509(f, NULL, no_passphrase, NULL);
+    }
+    fclose(f);
+    return true;
+}
+
 int
 sp_tls_file_check(const char *option, const char *path, struct sp_err *err)
 {
     bool key = !strcmp(option, "--private-key");
-    FILE *f = fopen(path, "r");
     EVP_PKEY *pkey = NULL;
     X509 *x = NULL;
 
-    if (!f) {
+    if (!read_pem(path, key ? &pkey : NULL, &x)) {
         return sp_err_set(err, "%s: '%s': %s", option, path, strerror(errno));
     }
-    ERR_clear_error();
-    if (key) {
-        pkey = PEM_read_PrivateKey(f, NULL, no_passphrase, NULL);
-    } else {
-        x = PEM_read_X509(f, NULL, no_passphrase, NULL);
-    }
-    fclose(f);
     if (!pkey && !x) {
         sp_err_set(err, "%s: '%s': no PEM %s (%s)", option, path,
                    key ? "private key without a passphrase" : "certificate",
@@ -85,15 +107,100 @@ sp_tls_file_check(const char *option, const char *path, struct sp_err *err)
     return pkey || x ? 0 : -1;
 }
 
-/* A context from the three files, or NULL with err set. */
+int
+sp_tls_pair_check(const char *key, const char *cert, struct sp_err *err)
+{
+    EVP_PKEY *pkey = NULL;
+    X509 *x = NULL;
+    bool pair;
+
+    read_pem(key, &pkey, NULL);
+    read_pem(cert, NULL, &x);
+    pair = pkey && x && X509_check_private_key(x, pkey);
+    EVP_PKEY_free(pkey);
+    X509_free(x);
+    ERR_clear_error();
+    if (!pair) {
+        return sp_err_set(err,
+                          "--private-key '%s' is not the key of "
+                          "--certificate '%s'",
+                          key, cert);
+    }
+    return 0;
+}
+
+int
+sp_tls_parse_protocols(const char *list, unsigned *bits, struct sp_err *err)
+{
+    const char *word = list;
+
+    *bits = 0;
+    do {
+        size_t len = strcspn(word, ",");
+        unsigned bit = 0;
+
+        for (size_t i = 0; i < sizeof protocols / sizeof protocols[0]; i++) {
+            if (strlen(protocols[i].name) == len &&
+                !strncmp(word, protocols[i].name, len)) {
+                bit = protocols[i].bit;
+            }
+        }
+        if (!bit) {
+            return sp_err_set(err,
+                              "--ssl-protocols: '%.*s' in '%s'; expected "
+                              "TLSv1.2 and TLSv1.3, comma-separated (none "
+                              "older is offered)",
+                              (int)len, word, list);
+        }
+        *bits |= bit;
+        word += len;
+    } while (*word++ == ',');
+    return 0;
+}
+
+int
+sp_tls_ciphers_check(const char *list, struct sp_err *err)
+{
+    SSL_CTX *c = SSL_CTX_new(TLS_method());
+    bool ok = c && SSL_CTX_set_cipher_list(c, list);
+
+    SSL_CTX_free(c);
+    ERR_clear_error();
+    if (!ok) {
+        return sp_err_set(err,
+                          "--ssl-ciphers: '%s'; no TLS 1.2 cipher OpenSSL "
+                          "offers (openssl ciphers -v LIST lists them)",
+                          list);
+    }
+    return 0;
+}
+
+/* The versions of 'bits' (0: all) as the context's lowest and highest. */
+static void
+set_versions(SSL_CTX *c, unsigned bits)
+{
+    int lowest = 0, highest = 0;
+
+    for (size_t i = 0; i < sizeof protocols / sizeof protocols[0]; i++) {
+        if (!bits || bits & protocols[i].bit) {
+            lowest = lowest ? lowest : protocols[i].version;
+            highest = protocols[i].version;
+        }
+    }
+    SSL_CTX_set_min_proto_version(c, lowest);
+    SSL_CTX_set_max_proto_version(c, highest);
+}
+
+/* A context of c, or NULL with err set. */
 static SSL_CTX *
-make_ctx(const char *key, const char *cert, const char *ca, struct sp_err *err)
+make_ctx(const struct sp_tls_config *cf, struct sp_err *err)
 {
     SSL_CTX *c;
 
-    if (sp_tls_file_check("--private-key", key, err) ||
-        sp_tls_file_check("--certificate", cert, err) ||
-        sp_tls_file_check("--ca-cert", ca, err)) {
+    if (sp_tls_file_check("--private-key", cf->key, err) ||
+        sp_tls_file_check("--certificate", cf->cert, err) ||
+        sp_tls_file_check("--ca-cert", cf->ca, err) ||
+        sp_tls_pair_check(cf->key, cf->cert, err)) {
         return NULL;
     }
     ERR_clear_error();
@@ -103,29 +210,24 @@ make_ctx(const char *key, const char *cert, const char *ca, struct sp_err *err)
     }
     if (!c) {
         sp_err_set(err, "TLS: %s", last_reason("out of memory"));
-    } else if (!SSL_CTX_use_certificate_chain_file(c, cert)) {
-        sp_err_set(err, "--certificate: '%s': %s", cert,
+    } else if (!SSL_CTX_use_certificate_chain_file(c, cf->cert)) {
+        sp_err_set(err, "--certificate: '%s': %s", cf->cert,
                    last_reason("not a PEM certificate"));
-    } else if (!SSL_CTX_use_PrivateKey_file(c, key, SSL_FILETYPE_PEM)) {
-        if (ERR_GET_REASON(ERR_peek_last_error()) ==
-            X509_R_KEY_VALUES_MISMATCH) {
-            sp_err_set(err,
-                       "--private-key '%s' is not the key of --certificate "
-                       "'%s'",
-                       key, cert);
-        } else {
-            sp_err_set(err, "--private-key: '%s': %s", key,
-                       last_reason("not a PEM private key"));
-        }
-    } else if (!SSL_CTX_load_verify_locations(c, ca, NULL) ||
-               (SSL_CTX_set_client_CA_list(c, SSL_load_client_CA_file(ca)),
+    } else if (!SSL_CTX_use_PrivateKey_file(c, cf->key, SSL_FILETYPE_PEM)) {
+        sp_err_set(err, "--private-key: '%s': %s", cf->key,
+                   last_reason("not a PEM private key"));
+    } else if (!SSL_CTX_load_verify_locations(c, cf->ca, NULL) ||
+               (SSL_CTX_set_client_CA_list(c, SSL_load_client_CA_file(cf->ca)),
                 !SSL_CTX_get_client_CA_list(c))) {
         /* The client CA list: the names the server asks certificates
          * by. */
-        sp_err_set(err, "--ca-cert: '%s': %s", ca,
+        sp_err_set(err, "--ca-cert: '%s': %s", cf->ca,
                    last_reason("no PEM certificate in it"));
+    } else if (*cf->ciphers && !SSL_CTX_set_cipher_list(c, cf->ciphers)) {
+        sp_err_set(err, "--ssl-ciphers: '%s': %s", cf->ciphers,
+                   last_reason("no cipher offered"));
     } else {
-        SSL_CTX_set_min_proto_version(c, TLS1_2_VERSION);
+        set_versions(c, cf->protocols);
         SSL_CTX_set_verify(
             c, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
         /* A peer that closes its socket without close_notify has ended
@@ -147,7 +249,7 @@ make_ctx(const char *key, const char *cert, const char *ca, struct sp_err *err)
 static void
 snapshot(struct stat *st)
 {
-    const char *paths[3] = {files.key, files.cert, files.ca};
+    const char *paths[3] = {conf.key, conf.cert, conf.ca};
 
     for (int i = 0; i < 3; i++) {
         if (stat(paths[i], &st[i])) {
@@ -166,14 +268,11 @@ same_stat(const struct stat *a, const struct stat *b)
 }
 
 int
-sp_tls_setup(const char *key, const char *cert, const char *ca,
-             struct sp_err *err)
+sp_tls_setup(const struct sp_tls_config *c, struct sp_err *err)
 {
-    snprintf(files.key, sizeof files.key, "%s", key);
-    snprintf(files.cert, sizeof files.cert, "%s", cert);
-    snprintf(files.ca, sizeof files.ca, "%s", ca);
-    snapshot(files.read);
-    ctx = make_ctx(key, cert, ca, err);
+    conf = *c;
+    snapshot(files_read);
+    ctx = make_ctx(&conf, err);
     return ctx ? 0 : -1;
 }
 
@@ -195,13 +294,13 @@ refresh(void)
     SSL_CTX *fresh;
 
     snapshot(now);
-    if (same_stat(&now[0], &files.read[0]) &&
-        same_stat(&now[1], &files.read[1]) &&
-        same_stat(&now[2], &files.read[2])) {
+    if (same_stat(&now[0], &files_read[0]) &&
+        same_stat(&now[1], &files_read[1]) &&
+        same_stat(&now[2], &files_read[2])) {
         return;
     }
-    memcpy(files.read, now, sizeof now);
-    fresh = make_ctx(files.key, files.cert, files.ca, &err);
+    memcpy(files_read, now, sizeof now);
+    fresh = make_ctx(&conf, &err);
     if (!fresh) {
         sp_cli_log(SP_LOG_WARNING,
                    "OpenFlow: TLS: a file changed and does not load, the "
@@ -238,6 +337,21 @@ sp_tls_show(FILE *out)
     fprintf(out, "%.*s\n", (int)len, text);
     BIO_free(bio);
     ERR_clear_error();
+    fprintf(out, "TLS versions:");
+    for (size_t i = 0; i < sizeof protocols / sizeof protocols[0]; i++) {
+        if (!conf.protocols || conf.protocols & protocols[i].bit) {
+            fprintf(out, " %s", protocols[i].name);
+        }
+    }
+    fprintf(out, ", TLS 1.2 ciphers: %s\n",
+            *conf.ciphers ? conf.ciphers : "OpenSSL's default");
+}
+
+void
+sp_tls_show_session(FILE *out, const struct sp_tls *t)
+{
+    fprintf(out, ", %s %s", SSL_get_version(t->ssl),
+            SSL_get_cipher_name(t->ssl));
 }
 
 struct sp_tls *

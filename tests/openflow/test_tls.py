@@ -6,8 +6,9 @@ made by the openssl command for the run.
 
 Usage: test_tls.py SIMDPATH
 - Each TLS file missing, a key that is not the certificate's, a CA file
-  that holds no certificate, and pssl: without the files exit 2 before
-  DPDK starts, naming the option and the file.
+  that holds no certificate, pssl: without the files, a version or a
+  cipher list not offered exit 2 before DPDK starts, naming the option
+  and the value (and the --config line).
 - pssl: ovs-ofctl with a certificate of the CA adds a rule that forwards
   the traffic and dumps it; a client whose certificate another CA signed,
   one that does not trust the switch's CA and one without TLS are each
@@ -15,6 +16,9 @@ Usage: test_tls.py SIMDPATH
   openflow-show names the certificate. Its files renewed (renamed over)
   while it runs, the next client of the new CA is served and the old
   CA's refused; a renewal that does not load keeps the last, logged.
+- --ssl-protocols and --ssl-ciphers: a client offering only what they
+  leave out is refused, one offering what they keep is served and
+  openflow-show names its version and cipher.
 - ssl: osken_app.py's rules read back as sent and forward (as in
   test_osken.py), while every packet of half the traffic goes to the
   controller as a PACKET_IN over the same TLS; a second --controller
@@ -114,6 +118,12 @@ def option_errors(work, pem, base):
         (["--openflow", "pssl:0", "--private-key", pem("switch", "key"),
           "--certificate", pem("switch", "cert"), "--ca-cert", not_pem],
          "--ca-cert: '%s': " % not_pem),
+        (["--ssl-protocols", "TLSv1.2,TLSv1.1"],
+         "--ssl-protocols: 'TLSv1.1' in 'TLSv1.2,TLSv1.1'; expected TLSv1.2 "
+         "and TLSv1.3, comma-separated (none older is offered)"),
+        (["--ssl-ciphers", "NO-SUCH-CIPHER"],
+         "--ssl-ciphers: 'NO-SUCH-CIPHER'; no TLS 1.2 cipher OpenSSL "
+         "offers"),
     ]
     # What a file holds is judged at its --config line too: a key with a
     # passphrase (no prompt), a certificate that is not PEM.
@@ -131,7 +141,14 @@ def option_errors(work, pem, base):
             (["private-key " + pem("switch", "key"),
               "certificate " + not_pem],
              "3:13: run: --certificate: '%s': no PEM certificate (no "
-             "start line)" % not_pem))):
+             "start line)" % not_pem),
+            (["private-key " + pem("rogue", "key"),
+              "certificate " + pem("switch", "cert")],
+             "3:13: run: --private-key '%s' is not the key of "
+             "--certificate '%s'" % (pem("rogue", "key"),
+                                     pem("switch", "cert"))),
+            (["ssl-protocols TLSv1"],
+             "2:15: run: --ssl-protocols: 'TLSv1' in 'TLSv1'"))):
         conf = os.path.join(work, "tls%d.conf" % n)
         with open(conf, "w") as f:
             f.write("\n".join(["openflow pssl:0"] + lines) + "\n")
@@ -244,6 +261,85 @@ def listener(work, pem, base):
         if sp.poll() is None:
             sp.kill()
             sp.communicate()
+
+
+def handshake(pem, port, version, cipher=None):
+    """A TLS client of controller's certificate offering only 'version'
+    (and 'cipher'): the connected socket, or the reason it failed."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.load_cert_chain(pem("controller", "cert"),
+                            pem("controller", "key"))
+    context.load_verify_locations(pem("ca", "cert"))
+    context.minimum_version = context.maximum_version = version
+    if cipher:
+        context.set_ciphers(cipher)
+    raw = socket.create_connection(("127.0.0.1", port), timeout=30)
+    try:
+        conn = context.wrap_socket(raw)
+        # OpenFlow 1.3 HELLO: the channel lists the connection with its
+        # session once the handshake is done.
+        conn.sendall(bytes([4, 0, 0, 8, 0, 0, 0, 1]))
+        return conn
+    except (ssl.SSLError, OSError) as e:
+        raw.close()
+        return str(e)
+
+
+def policy(work, pem, base):
+    """--ssl-protocols and --ssl-ciphers against ovs-ofctl (which offers
+    both versions and ECDHE-ECDSA-AES256-GCM-SHA384) and Python's ssl,
+    offering one version or cipher."""
+    tls12 = ssl.TLSVersion.TLSv1_2
+    tls13 = ssl.TLSVersion.TLSv1_3
+    only = "ECDHE-ECDSA-AES256-GCM-SHA384"
+    for options, served, refused in (
+            (["--ssl-protocols", "TLSv1.2", "--ssl-ciphers", only],
+             (tls12, only, "TLSv1.2 " + only),
+             [(tls13, None, "TLS 1.3"),
+              (tls12, "ECDHE-ECDSA-AES128-GCM-SHA256", "another cipher")]),
+            (["--ssl-protocols", "TLSv1.3"],
+             (tls13, None, "TLSv1.3 TLS_"), [(tls12, None, "TLS 1.2")])):
+        sock = os.path.join(work, "policy.sock")
+        port = free_port()
+        sp = start_run(EXE, work, base + ["--ctl", sock, "--openflow",
+                                          "pssl:%d" % port] + options
+                       + tls_options(pem, "switch"), "simdpath-policy")
+        what = " ".join(options)
+        try:
+            deadline = time.time() + CAP
+            wait_until(lambda: os.path.exists(sock) and
+                       ctl(sock, "openflow-show").returncode == 0, deadline)
+            r = ofctl(pem, "controller", "ca", "ssl:127.0.0.1:%d" % port,
+                      "dump-flows")
+            check(r.returncode == 0, "%s: ovs-ofctl is served: %s" % (
+                what, r.stderr[-300:]))
+            for version, cipher, name in refused:
+                got = handshake(pem, port, version, cipher)
+                check(isinstance(got, str), "%s: a client of %s only is "
+                      "refused: %s" % (what, name, got))
+            conn = handshake(pem, port, served[0], served[1])
+            check(not isinstance(conn, str), "%s: a client of %s is served:"
+                  " %s" % (what, served[2], conn))
+            if not isinstance(conn, str):
+                show = lambda: ctl(sock, "openflow-show").stdout
+                check(wait_until(lambda: re.search(
+                    r"^connection from 127\.0\.0\.1 port %d: connected .*, "
+                    r"%s" % (conn.getsockname()[1], re.escape(served[2])),
+                    show(), re.M), deadline),
+                    "%s: openflow-show names the session's version and "
+                    "cipher: %s" % (what, show()))
+                conn.close()
+            versions = options[1].replace(",", " ")
+            ciphers = options[3] if len(options) > 2 else "OpenSSL's default"
+            check("TLS versions: %s, TLS 1.2 ciphers: %s\n" % (
+                versions, ciphers) in ctl(sock, "openflow-show").stdout,
+                "%s: openflow-show says what is offered" % what)
+            stop(sp, sock)
+        finally:
+            if sp.poll() is None:
+                sp.kill()
+                sp.communicate()
 
 
 def rogue_server(pem, port, stop_event):
@@ -359,6 +455,7 @@ def main():
     base = pcap_ports(pcap) + ["--flows", flows]
     option_errors(work, pem, base + ["--ctl", os.path.join(work, "x.sock")])
     listener(work, pem, base)
+    policy(work, pem, base)
     controller(work, pem, base, manager)
     shutil.rmtree(work, ignore_errors=True)
     return summary("tls")
