@@ -274,15 +274,17 @@ def handshake(pem, port, version, cipher=None):
     context.minimum_version = context.maximum_version = version
     if cipher:
         context.set_ciphers(cipher)
-    raw = socket.create_connection(("127.0.0.1", port), timeout=30)
+    raw = None
     try:
+        raw = socket.create_connection(("127.0.0.1", port), timeout=30)
         conn = context.wrap_socket(raw)
         # OpenFlow 1.3 HELLO: the channel lists the connection with its
         # session once the handshake is done.
         conn.sendall(bytes([4, 0, 0, 8, 0, 0, 0, 1]))
         return conn
     except (ssl.SSLError, OSError) as e:
-        raw.close()
+        if raw:
+            raw.close()
         return str(e)
 
 
@@ -308,8 +310,13 @@ def policy(work, pem, base):
         what = " ".join(options)
         try:
             deadline = time.time() + CAP
-            wait_until(lambda: os.path.exists(sock) and
-                       ctl(sock, "openflow-show").returncode == 0, deadline)
+            wait_until(lambda: sp.poll() is not None or (
+                os.path.exists(sock) and
+                ctl(sock, "openflow-show").returncode == 0), deadline)
+            if sp.poll() is not None:
+                check(False, "%s: simdpath serves: %s" % (
+                    what, sp.communicate()[1][-300:]))
+                continue
             r = ofctl(pem, "controller", "ca", "ssl:127.0.0.1:%d" % port,
                       "dump-flows")
             check(r.returncode == 0, "%s: ovs-ofctl is served: %s" % (
