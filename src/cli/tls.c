@@ -158,21 +158,31 @@ sp_tls_parse_protocols(const char *list, unsigned *bits, struct sp_err *err)
     return 0;
 }
 
-int
-sp_tls_ciphers_check(const char *list, struct sp_err *err)
+/* Gives c the TLS 1.2 ciphers of 'list'; -1 with err naming it when
+ * OpenSSL offers none of them. */
+static int
+set_ciphers(SSL_CTX *c, const char *list, struct sp_err *err)
 {
-    SSL_CTX *c = SSL_CTX_new(TLS_method());
-    bool ok = c && SSL_CTX_set_cipher_list(c, list);
-
-    SSL_CTX_free(c);
-    ERR_clear_error();
-    if (!ok) {
+    if (!SSL_CTX_set_cipher_list(c, list)) {
+        ERR_clear_error();
         return sp_err_set(err,
                           "--ssl-ciphers: '%s'; no TLS 1.2 cipher OpenSSL "
                           "offers (openssl ciphers -v LIST lists them)",
                           list);
     }
     return 0;
+}
+
+int
+sp_tls_ciphers_check(const char *list, struct sp_err *err)
+{
+    SSL_CTX *c = SSL_CTX_new(TLS_method());
+    int rc = c ? set_ciphers(c, list, err)
+               : sp_err_set(err, "TLS: %s", last_reason("out of memory"));
+
+    SSL_CTX_free(c);
+    ERR_clear_error();
+    return rc;
 }
 
 /* The versions of 'bits' (0: all) as the context's lowest and highest. */
@@ -223,10 +233,7 @@ make_ctx(const struct sp_tls_config *cf, struct sp_err *err)
          * by. */
         sp_err_set(err, "--ca-cert: '%s': %s", cf->ca,
                    last_reason("no PEM certificate in it"));
-    } else if (*cf->ciphers && !SSL_CTX_set_cipher_list(c, cf->ciphers)) {
-        sp_err_set(err, "--ssl-ciphers: '%s': %s", cf->ciphers,
-                   last_reason("no cipher offered"));
-    } else {
+    } else if (!*cf->ciphers || !set_ciphers(c, cf->ciphers, err)) {
         set_versions(c, cf->protocols);
         SSL_CTX_set_verify(
             c, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
