@@ -22,7 +22,7 @@ Traffic: net_pcap replays (infinite_rx) a capture of FLOWS distinct
 spread over them); port 2 is net_null. Rules: one wildcard
 rule (a: in_port=1,actions=output:2; b: ip,actions=dec_ttl,output:2; c:
 the rewrites of issue 20) or, with --exact, one exact rule per flow with
-rule a's actions.
+that rule's actions (as bench_e2e.py's exact rules).
 
 Usage: bench_ab.py A B [--flows N] [--active K] [--rule a|b|c] [--exact]
                    [--emc-entries N] [--rounds R] [--seconds S]
@@ -83,12 +83,13 @@ def write_rules(path, n, rule, exact):
         if not exact:
             f.write(ACTIONS[rule] + "\n")
             return
+        actions = ACTIONS[rule].split("actions=")[1]
         for i in range(n):
             src, dst, sport, dport = flow(i)
             f.write("priority=10,in_port=1,udp,nw_src=%s,nw_dst=%s,"
-                    "tp_src=%d,tp_dst=%d,actions=output:2\n"
+                    "tp_src=%d,tp_dst=%d,actions=%s\n"
                     % (".".join(map(str, src)), ".".join(map(str, dst)),
-                       sport, dport))
+                       sport, dport, actions))
 
 
 def run_share(ran0, wall0, ran1, wall1):
@@ -224,7 +225,6 @@ class Testpmd(Run):
 
     def __init__(self, work, pcap, args):
         self.name = "floor"
-        # The exact rules have rule a's actions.
         mode = "io" if args.rule == "a" else "macswap"
         mbufs = max(65536, args.packets + 16384)
         mem = str(max(1024, 256 + mbufs * 4600 // 2**20))
