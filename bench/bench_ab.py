@@ -118,7 +118,8 @@ class Run:
         # A buffer of about 2.3 KB per packet of the capture and per
         # descriptor and burst (run sizes its pool so); at a million
         # packets EAL's --no-huge memory takes about twice that before
-        # the pool fits.
+        # the pool fits, for builds whose pool is in EAL's memory (a
+        # build's since is its own: the -m is then unused).
         mem = str(max(512, 256 + (args.packets + 16384) * 4600 // 2**20))
         cmd = [exe, "run", "--port",
                "net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "--port",

@@ -28,9 +28,12 @@ int sp_io_eal_check(int argc, char *const *argv, bool *memory,
                     struct sp_err *err);
 /* Refuses a packet pool larger than half of EAL's memory (free hugepages,
  * else SP_IO_NO_HUGE_MB), or DPDK starts only to fail; the operator's own
- * memory size it does not check. */
-/* Its message starts "need a packet pool of ...". */
+ * memory size it does not check. Without hugepages and with no PCI
+ * device among the ports (their --port specifications) the pool is not
+ * in EAL's memory but the process's: then it refuses one larger than the
+ * memory available. Its message starts "need a packet pool of ...". */
 int sp_io_eal_pool_check(unsigned mbufs, bool operator_memory,
+                         const char *const *ports, unsigned n_ports,
                          struct sp_err *err);
 
 /* The CPUs the threads run on (--pmd-cpus, --main-cpu). */

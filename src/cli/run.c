@@ -43,9 +43,11 @@ static const char run_usage[] =
     "                         (docs/flow-syntax.md)\n"
     "  --pmd-threads N        packet polling threads (default 1, at most\n"
     "                         64; each takes a core, and their packet pool\n"
-    "                         may take half of DPDK's memory); each port\n"
-    "                         gets a receive queue per thread, spread by\n"
-    "                         RSS over IPv4/IPv6 TCP/UDP\n"
+    "                         may take half of DPDK's memory, or without\n"
+    "                         hugepages and PCI ports the memory\n"
+    "                         available); each port gets a receive queue\n"
+    "                         per thread, spread by RSS over IPv4/IPv6\n"
+    "                         TCP/UDP\n"
     "  --pmd-cpus LIST        the CPUs of the PMD threads, one each, in\n"
     "                         order (as 2,3 or 2-5); sets --pmd-threads,\n"
     "                         or must give that many CPUs\n"
@@ -801,7 +803,8 @@ sp_cmd_run(int argc, char **argv)
         o.mbufs = sp_io_pool_mbufs(o.n_ports, o.dp.n_rxq, o.dp.n_pmds, o.rxd,
                                    o.txd, o.held);
     }
-    if (sp_io_eal_pool_check(o.mbufs, operator_memory, &err)) {
+    if (sp_io_eal_pool_check(o.mbufs, operator_memory, o.ports, o.n_ports,
+                             &err)) {
         sp_cli_error("run", "%u PMD threads on %u port(s) %s", o.dp.n_pmds,
                      o.n_ports, err.msg);
         return SP_EXIT_USAGE;

@@ -18,22 +18,34 @@
 #define STR(x)  #x
 #define XSTR(x) STR(x)
 
-/* Free hugepage memory in bytes; 0 when there is none. */
-static uint64_t
-hugepages_free(void)
+/* The number /proc/meminfo gives for 'field' (in kB for sizes); 0 when
+ * it gives none. */
+static unsigned long
+meminfo(const char *field)
 {
     FILE *f = fopen("/proc/meminfo", "r");
+    size_t len = strlen(field);
     char line[256];
-    unsigned long free_pages = 0, page_kb = 0;
+    unsigned long value = 0;
 
     while (f && fgets(line, sizeof line, f)) {
-        sscanf(line, "HugePages_Free: %lu", &free_pages);
-        sscanf(line, "Hugepagesize: %lu kB", &page_kb);
+        if (!strncmp(line, field, len) && line[len] == ':') {
+            value = strtoul(line + len + 1, NULL, 10);
+            break;
+        }
     }
     if (f) {
         fclose(f);
     }
-    return (uint64_t)free_pages * page_kb * 1024;
+    return value;
+}
+
+/* Free hugepage memory in bytes; 0 when there is none. */
+static uint64_t
+hugepages_free(void)
+{
+    return (uint64_t)meminfo("HugePages_Free") * meminfo("Hugepagesize") *
+           1024;
 }
 
 static bool
@@ -109,12 +121,36 @@ sp_io_eal_check(int argc, char *const *argv, bool *memory, struct sp_err *err)
 }
 
 int
-sp_io_eal_pool_check(unsigned mbufs, bool operator_memory, struct sp_err *err)
+sp_io_eal_pool_check(unsigned mbufs, bool operator_memory,
+                     const char *const *ports, unsigned n_ports,
+                     struct sp_err *err)
 {
     uint64_t hugepages = hugepages_free();
     uint64_t memory = hugepages ? hugepages : (uint64_t)SP_IO_NO_HUGE_MB << 20;
-    uint64_t need = sp_io_pool_bytes(mbufs);
+    uint64_t need = sp_io_pool_bytes(mbufs), available;
+    bool pci = false;
 
+    for (unsigned i = 0; i < n_ports; i++) {
+        pci |= is_pci_address(ports[i]);
+    }
+    /* Virtual devices without hugepages: the pool is the process's own
+     * memory, not EAL's (pool_create, src/io/port.c). */
+    if (!hugepages && !pci) {
+        /* Memory the kernel can give without swapping. */
+        available = (uint64_t)meminfo("MemAvailable") * 1024;
+        if (!available || need <= available) {
+            return 0;
+        }
+        return sp_err_set(err,
+                          "need a packet pool of %u mbufs (%llu MB), more "
+                          "than the %llu MB of memory available here "
+                          "(MemAvailable; without hugepages the pool is "
+                          "simdpath's own memory): fewer mbufs (--mbufs, "
+                          "--rxd, --txd), threads, ports or packets in "
+                          "replayed captures",
+                          mbufs, (unsigned long long)(need >> 20),
+                          (unsigned long long)(available >> 20));
+    }
     if (operator_memory || need <= memory / 2) {
         return 0;
     }

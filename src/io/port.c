@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -402,6 +403,84 @@ free_zone(struct rte_mempool_memhdr *chunk, void *zone)
     rte_memzone_free(zone);
 }
 
+/* Lays the pool out in a zone of EAL's memory, which DPDK maps for the
+ * devices' DMA. Returns 0 or -1 with rte_errno set. */
+static int
+populate_from_zone(struct rte_mempool *mp, size_t bytes, int socket)
+{
+    const struct rte_memzone *zone = rte_memzone_reserve_aligned(
+        mp->name, bytes, socket, 0, RTE_MEMPOOL_ALIGN);
+
+    if (!zone) {
+        return -1;
+    }
+    if (rte_mempool_populate_iova(mp, zone->addr, zone->iova, zone->len,
+                                  free_zone,
+                                  (void *)(uintptr_t)zone) != (int)mp->size) {
+        if (!mp->nb_mem_chunks) {
+            rte_memzone_free(zone);
+        }
+        rte_errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+static void
+unmap_chunk(struct rte_mempool_memhdr *chunk, void *opaque)
+{
+    (void)opaque;
+    munmap(chunk->addr, chunk->len);
+}
+
+/* Lays the pool out in memory of the process's own, 2 MB aligned and
+ * advised to the kernel's transparent huge pages: EAL's memory without
+ * hugepages is shared memory in 4 KB pages, where a pool larger than the
+ * TLB covers costs a page walk on most of a packet's touches
+ * (docs/perf/pmd-loop.md). Its pages are allocated now, so that memory
+ * that is not there is an error at start and not a kill later. IO
+ * addresses are virtual: a buffer's is its address. Returns 0 or -1 with
+ * rte_errno set. */
+static int
+populate_from_huge_pages(struct rte_mempool *mp, size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    size_t len = RTE_ALIGN_CEIL(bytes, huge);
+    uint8_t *raw = mmap(NULL, len + huge, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t *at;
+
+    if (raw == MAP_FAILED) {
+        rte_errno = errno;
+        return -1;
+    }
+    /* The slack before the first 2 MB boundary and after the pool goes
+     * back. */
+    at = RTE_PTR_ALIGN_CEIL(raw, huge);
+    if (at > raw) {
+        munmap(raw, (size_t)(at - raw));
+    }
+    munmap(at + len, huge - (size_t)(at - raw));
+    /* Advice only: without transparent huge pages the pool is in 4 KB
+     * pages, as EAL's memory would be. An older kernel without
+     * MADV_POPULATE_WRITE (5.14) is left to fault the pages in. */
+    madvise(at, len, MADV_HUGEPAGE);
+    if (madvise(at, len, MADV_POPULATE_WRITE) && errno != EINVAL) {
+        rte_errno = errno;
+        munmap(at, len);
+        return -1;
+    }
+    if (rte_mempool_populate_iova(mp, (char *)at, (rte_iova_t)(uintptr_t)at,
+                                  len, unmap_chunk, NULL) != (int)mp->size) {
+        if (!mp->nb_mem_chunks) {
+            munmap(at, len);
+        }
+        rte_errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
 /*
  * A packet pool as rte_pktmbuf_pool_create makes one, but packed when IO
  * addresses are virtual. DPDK keeps each buffer inside one page. Without
@@ -411,8 +490,10 @@ free_zone(struct rte_mempool_memhdr *chunk, void *zone)
  * misses L1 (docs/perf/pmd-loop.md). With IOVA as VA a buffer that
  * crosses pages is contiguous in IO addresses too: the pool lifts the
  * page rule (RTE_MEMPOOL_F_NO_IOVA_CONTIG) and is populated from one
- * zone with the zone's IO addresses, which that flag alone would leave
- * unset. Hugepages and physical IO addresses keep DPDK's own layout.
+ * piece of memory with its IO addresses, which that flag alone would
+ * leave unset: the process's own in huge pages when every device is
+ * virtual (no DMA), else a zone of EAL's. Hugepages and physical IO
+ * addresses keep DPDK's own layout.
  */
 static struct rte_mempool *
 pool_create(const char *name, unsigned n, unsigned cache, uint16_t data_room,
@@ -421,7 +502,6 @@ pool_create(const char *name, unsigned n, unsigned cache, uint16_t data_room,
     struct rte_pktmbuf_pool_private priv = {
         .mbuf_data_room_size = data_room,
     };
-    const struct rte_memzone *zone;
     struct rte_mempool *mp;
     size_t bytes;
 
@@ -439,18 +519,8 @@ pool_create(const char *name, unsigned n, unsigned cache, uint16_t data_room,
     }
     rte_pktmbuf_pool_init(mp, &priv);
     bytes = (size_t)n * (mp->header_size + mp->elt_size + mp->trailer_size);
-    zone =
-        rte_memzone_reserve_aligned(name, bytes, socket, 0, RTE_MEMPOOL_ALIGN);
-    if (!zone) {
-        goto fail;
-    }
-    if (rte_mempool_populate_iova(mp, zone->addr, zone->iova, zone->len,
-                                  free_zone,
-                                  (void *)(uintptr_t)zone) != (int)n) {
-        if (!mp->nb_mem_chunks) {
-            rte_memzone_free(zone);
-        }
-        rte_errno = ENOMEM;
+    if (rte_eal_has_pci() ? populate_from_zone(mp, bytes, socket)
+                          : populate_from_huge_pages(mp, bytes)) {
         goto fail;
     }
     rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
