@@ -564,8 +564,8 @@ sp_io_start_ports(unsigned rxq, unsigned txq, unsigned mbufs, unsigned rxd,
         if (!pools[socket]) {
             return sp_err_set(err,
                               "cannot create the packet pool of %u mbufs of "
-                              "NUMA socket %u: %s (give EAL more memory, -- "
-                              "-m MB, or fewer --mbufs)",
+                              "NUMA socket %u: %s (fewer --mbufs, or, for a "
+                              "pool in EAL's memory, more of it: -- -m MB)",
                               share, socket, rte_strerror(rte_errno));
         }
         for (unsigned port = 1; port <= n_ports; port++) {
