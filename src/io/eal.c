@@ -58,6 +58,18 @@ is_pci_address(const char *dev)
            sscanf(dev, "%x:%x.%x%c", &bus, &slot, &fn, &tail) == 3;
 }
 
+/* Whether a --port specification among n names a PCI device. */
+static bool
+any_pci(const char *const *ports, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (is_pci_address(ports[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Whether the long option "--name[=value]" (name_len bytes) is 'full'
  * as getopt reads it: any prefix of at least min_len bytes. */
 static bool
@@ -128,14 +140,10 @@ sp_io_eal_pool_check(unsigned mbufs, bool operator_memory,
     uint64_t hugepages = hugepages_free();
     uint64_t memory = hugepages ? hugepages : (uint64_t)SP_IO_NO_HUGE_MB << 20;
     uint64_t need = sp_io_pool_bytes(mbufs), available;
-    bool pci = false;
 
-    for (unsigned i = 0; i < n_ports; i++) {
-        pci |= is_pci_address(ports[i]);
-    }
     /* Virtual devices without hugepages: the pool is the process's own
      * memory, not EAL's (pool_create, src/io/port.c). */
-    if (!hugepages && !pci) {
+    if (!hugepages && !any_pci(ports, n_ports)) {
         /* Memory the kernel can give without swapping. */
         available = (uint64_t)meminfo("MemAvailable") * 1024;
         if (!available || need <= available) {
@@ -326,7 +334,6 @@ sp_io_eal_args(struct sp_io_eal *eal, unsigned n_pmds,
                const struct sp_io_cpus *cpus, const char *const *ports,
                unsigned n_ports, int argc, char *const *argv)
 {
-    bool pci = false;
     size_t used;
 
     eal->argc = 0;
@@ -343,11 +350,10 @@ sp_io_eal_args(struct sp_io_eal *eal, unsigned n_pmds,
     eal->argv[eal->argc++] = "--log-level=lib.eal:warning";
     eal->argv[eal->argc++] = "--log-level=lib.telemetry:warning";
     for (unsigned i = 0; i < n_ports; i++) {
-        pci |= is_pci_address(ports[i]);
         eal->argv[eal->argc++] = is_pci_address(ports[i]) ? "-a" : "--vdev";
         eal->argv[eal->argc++] = (char *)ports[i];
     }
-    if (!pci) {
+    if (!any_pci(ports, n_ports)) {
         eal->argv[eal->argc++] = "--no-pci";
     }
     eal->no_huge = !hugepages_free();

@@ -403,6 +403,26 @@ free_zone(struct rte_mempool_memhdr *chunk, void *zone)
     rte_memzone_free(zone);
 }
 
+/* Populates the whole pool from len bytes at addr; else gives the memory
+ * back by free_cb when the pool took none of it, and returns -1 with
+ * rte_errno set. */
+static int
+populate_whole(struct rte_mempool *mp, void *addr, rte_iova_t iova, size_t len,
+               rte_mempool_memchunk_free_cb_t *free_cb, void *opaque)
+{
+    struct rte_mempool_memhdr chunk = {.addr = addr, .len = len};
+
+    if (rte_mempool_populate_iova(mp, addr, iova, len, free_cb, opaque) ==
+        (int)mp->size) {
+        return 0;
+    }
+    if (!mp->nb_mem_chunks) {
+        free_cb(&chunk, opaque);
+    }
+    rte_errno = ENOMEM;
+    return -1;
+}
+
 /* Lays the pool out in a zone of EAL's memory, which DPDK maps for the
  * devices' DMA. Returns 0 or -1 with rte_errno set. */
 static int
@@ -411,19 +431,9 @@ populate_from_zone(struct rte_mempool *mp, size_t bytes, int socket)
     const struct rte_memzone *zone = rte_memzone_reserve_aligned(
         mp->name, bytes, socket, 0, RTE_MEMPOOL_ALIGN);
 
-    if (!zone) {
-        return -1;
-    }
-    if (rte_mempool_populate_iova(mp, zone->addr, zone->iova, zone->len,
-                                  free_zone,
-                                  (void *)(uintptr_t)zone) != (int)mp->size) {
-        if (!mp->nb_mem_chunks) {
-            rte_memzone_free(zone);
-        }
-        rte_errno = ENOMEM;
-        return -1;
-    }
-    return 0;
+    return zone ? populate_whole(mp, zone->addr, zone->iova, zone->len,
+                                 free_zone, (void *)(uintptr_t)zone)
+                : -1;
 }
 
 static void
@@ -470,15 +480,8 @@ populate_from_huge_pages(struct rte_mempool *mp, size_t bytes)
         munmap(at, len);
         return -1;
     }
-    if (rte_mempool_populate_iova(mp, (char *)at, (rte_iova_t)(uintptr_t)at,
-                                  len, unmap_chunk, NULL) != (int)mp->size) {
-        if (!mp->nb_mem_chunks) {
-            munmap(at, len);
-        }
-        rte_errno = ENOMEM;
-        return -1;
-    }
-    return 0;
+    return populate_whole(mp, at, (rte_iova_t)(uintptr_t)at, len, unmap_chunk,
+                          NULL);
 }
 
 /*
